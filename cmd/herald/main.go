@@ -1,0 +1,291 @@
+// Command herald is Herald's one binary: the API server and its workers,
+// migrations, API keys, session tokens and benchmark seeding.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"text/tabwriter"
+	"time"
+	_ "time/tzdata" // IANA zones for subscriber timezones, whatever the host has
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/herald-notify/herald/internal/app"
+	"github.com/herald-notify/herald/internal/config"
+	"github.com/herald-notify/herald/internal/httpapi"
+	"github.com/herald-notify/herald/internal/secret"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func main() {
+	if err := command(os.Stdout, os.Stderr).Run(context.Background(), os.Args); err != nil {
+		fmt.Fprintln(os.Stderr, "herald:", err)
+		os.Exit(1)
+	}
+}
+
+func command(stdout, stderr io.Writer) *cli.Command {
+	var cfg config.Config
+	storeFlags := []cli.Flag{
+		&cli.StringFlag{Name: "data-dir", Value: "./herald-data", Usage: "directory of the SQLite database and the generated secret",
+			Sources: cli.EnvVars("HERALD_DATA_DIR"), Destination: &cfg.DataDir},
+		&cli.StringFlag{Name: "database-url", Usage: "a postgres:// URL selects PostgreSQL (default: SQLite in the data directory)",
+			Sources: cli.EnvVars("HERALD_DATABASE_URL"), Destination: &cfg.DatabaseURL},
+		&cli.StringFlag{Name: "secret", Usage: "server secret for credential encryption and session tokens (default: generated into the data directory)",
+			Sources: cli.EnvVars("HERALD_SECRET"), Destination: &cfg.Secret},
+		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "text or json", Sources: cli.EnvVars("HERALD_LOG_FORMAT"), Destination: &cfg.LogFormat},
+		&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error", Sources: cli.EnvVars("HERALD_LOG_LEVEL"), Destination: &cfg.LogLevel},
+	}
+	envFlag := &cli.StringFlag{Name: "environment", Value: "development", Usage: "environment name"}
+	open := func(ctx context.Context) (*app.App, error) { return app.Open(ctx, cfg) }
+
+	return &cli.Command{
+		Name:      "herald",
+		Usage:     "notification infrastructure server",
+		Writer:    stdout,
+		ErrWriter: stderr,
+		Flags:     storeFlags,
+		Commands: []*cli.Command{
+			{
+				Name:  "serve",
+				Usage: "run the API and the workers",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "addr", Value: "127.0.0.1:3000", Usage: "listen address", Sources: cli.EnvVars("HERALD_ADDR"), Destination: &cfg.Addr},
+					&cli.StringFlag{Name: "role", Value: "all", Usage: "all, api or worker", Sources: cli.EnvVars("HERALD_ROLE"), Destination: &cfg.Role},
+					&cli.StringFlag{Name: "api-key", Usage: "the development environment's API key on first start", Sources: cli.EnvVars("HERALD_API_KEY"), Destination: &cfg.APIKey},
+					&cli.FloatFlag{Name: "rate-limit", Usage: "requests per second per environment (0: off)", Sources: cli.EnvVars("HERALD_RATE_LIMIT"), Destination: &cfg.RateLimit},
+				},
+				Action: func(ctx context.Context, _ *cli.Command) error { return serve(ctx, cfg, stdout) },
+			},
+			{
+				Name:  "migrate",
+				Usage: "apply database migrations and exit",
+				Action: func(ctx context.Context, _ *cli.Command) error {
+					a, err := open(ctx)
+					if err != nil {
+						return err
+					}
+					defer a.Close()
+					fmt.Fprintln(stdout, "migrations applied ("+a.Store.Dialect()+")")
+					return nil
+				},
+			},
+			keysCommand(open, envFlag, stdout),
+			{
+				Name:  "token",
+				Usage: "print a short-lived session token of the organization's owner (a dashboard caller)",
+				Flags: []cli.Flag{envFlag, &cli.DurationFlag{Name: "ttl", Value: time.Hour, Usage: "how long the token is valid"}},
+				Action: func(ctx context.Context, c *cli.Command) error {
+					a, err := open(ctx)
+					if err != nil {
+						return err
+					}
+					defer a.Close()
+					env, err := a.Store.EnvironmentGetByName(ctx, c.String("environment"))
+					if err != nil {
+						return fmt.Errorf("environment %q: %w", c.String("environment"), err)
+					}
+					owner, err := a.Store.MemberGetOwner(ctx, env.OrganizationID)
+					if err != nil {
+						return fmt.Errorf("owner: %w", err)
+					}
+					tok, err := a.Keys.SignSession(secret.Session{MemberID: owner.ID, OrganizationID: env.OrganizationID,
+						EnvironmentID: env.ID, ExpiresAt: time.Now().Add(c.Duration("ttl"))})
+					if err != nil {
+						return err
+					}
+					fmt.Fprintln(stdout, tok)
+					return nil
+				},
+			},
+			seedCommand(open, envFlag, stdout, stderr),
+			{
+				Name:  "version",
+				Usage: "print the version",
+				Action: func(context.Context, *cli.Command) error {
+					fmt.Fprintln(stdout, "herald", version)
+					return nil
+				},
+			},
+		},
+	}
+}
+
+func keysCommand(open func(context.Context) (*app.App, error), envFlag cli.Flag, stdout io.Writer) *cli.Command {
+	withEnv := func(fn func(ctx context.Context, a *app.App, envID string, c *cli.Command) error) cli.ActionFunc {
+		return func(ctx context.Context, c *cli.Command) error {
+			a, err := open(ctx)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			if _, err := a.Bootstrap(ctx); err != nil {
+				return err
+			}
+			env, err := a.Store.EnvironmentGetByName(ctx, c.String("environment"))
+			if err != nil {
+				return fmt.Errorf("environment %q: %w", c.String("environment"), err)
+			}
+			return fn(ctx, a, env.ID, c)
+		}
+	}
+	return &cli.Command{
+		Name:  "keys",
+		Usage: "manage API keys",
+		Commands: []*cli.Command{
+			{
+				Name: "create", Usage: "create an API key and print it (shown only once)", Flags: []cli.Flag{envFlag},
+				Action: withEnv(func(ctx context.Context, a *app.App, envID string, _ *cli.Command) error {
+					key := secret.NewAPIKey()
+					rec := app.NewKeyRecord(envID, key, time.Now())
+					if err := a.Store.APIKeyCreate(ctx, &rec); err != nil {
+						return err
+					}
+					fmt.Fprintln(stdout, key)
+					return nil
+				}),
+			},
+			{
+				Name: "list", Usage: "list API keys (prefixes only)", Flags: []cli.Flag{envFlag},
+				Action: withEnv(func(ctx context.Context, a *app.App, envID string, _ *cli.Command) error {
+					keys, err := a.Store.APIKeyList(ctx, envID)
+					if err != nil {
+						return err
+					}
+					tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+					fmt.Fprintln(tw, "ID\tPREFIX\tCREATED\tREVOKED")
+					for _, k := range keys {
+						revoked := "-"
+						if k.RevokedAt != nil {
+							revoked = k.RevokedAt.Format(time.RFC3339)
+						}
+						fmt.Fprintf(tw, "%s\t%s…\t%s\t%s\n", k.ID, k.Prefix, k.CreatedAt.Format(time.RFC3339), revoked)
+					}
+					return tw.Flush()
+				}),
+			},
+			{
+				Name: "revoke", Usage: "revoke an API key", ArgsUsage: "KEY_ID", Flags: []cli.Flag{envFlag},
+				Action: withEnv(func(ctx context.Context, a *app.App, envID string, c *cli.Command) error {
+					if c.Args().Len() != 1 {
+						return errors.New("usage: herald keys revoke --environment NAME KEY_ID")
+					}
+					if err := a.Store.APIKeyRevoke(ctx, envID, c.Args().First()); err != nil {
+						return fmt.Errorf("key %s: %w", c.Args().First(), err)
+					}
+					fmt.Fprintln(stdout, "revoked", c.Args().First())
+					return nil
+				}),
+			},
+		},
+	}
+}
+
+func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
+		level = slog.LevelInfo
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+func serve(ctx context.Context, cfg config.Config, stdout io.Writer) error {
+	switch cfg.Role {
+	case "all", "api", "worker":
+	default:
+		return fmt.Errorf("--role must be all, api or worker, not %q", cfg.Role)
+	}
+	log := newLogger(cfg, os.Stderr)
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	a, err := app.Open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	first, err := a.Bootstrap(ctx)
+	if err != nil {
+		return err
+	}
+	go purgeLoop(ctx, a, log)
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           httpapi.New(httpapi.Options{Store: a.Store, Keys: a.Keys, Logger: log, RateLimit: cfg.RateLimit}),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	printBanner(stdout, "http://"+ln.Addr().String(), a, first)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: finishing in-flight requests")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return srv.Shutdown(shutdownCtx)
+}
+
+func printBanner(w io.Writer, base string, a *app.App, first *app.FirstStart) {
+	store := "SQLite at " + a.Config.SQLitePath()
+	if a.Config.Postgres() {
+		store = "PostgreSQL"
+	}
+	fmt.Fprintf(w, "Herald %s is running at %s (%s)\n", version, base, store)
+	if first == nil {
+		fmt.Fprintln(w, "API keys were shown at first start. Make another with: herald keys create --environment development")
+		return
+	}
+	fmt.Fprintln(w, "First start: created the development and production environments. Their API keys (shown only now):")
+	for _, env := range []string{"development", "production"} {
+		fmt.Fprintf(w, "  %-12s %s\n", env, first.Keys[env])
+	}
+	fmt.Fprintf(w, "Try it:\n  curl -s -X POST %s/v2/subscribers -H 'Authorization: ApiKey %s' \\\n"+
+		"    -H 'Content-Type: application/json' -d '{\"subscriberId\":\"user-1\",\"email\":\"ada@example.com\"}'\n",
+		base, first.Keys["development"])
+	fmt.Fprintln(w, "API document: "+base+"/openapi.json")
+}
+
+// purgeLoop deletes expired idempotency records every hour.
+func purgeLoop(ctx context.Context, a *app.App, log *slog.Logger) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		if n, err := a.Store.IdempotencyPurge(ctx, time.Now()); err != nil && ctx.Err() == nil {
+			log.Warn("purging idempotency keys", "err", err)
+		} else if n > 0 {
+			log.Info("purged idempotency keys", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+

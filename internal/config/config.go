@@ -1,0 +1,39 @@
+// Package config holds Herald's one configuration struct, filled from flags
+// and HERALD_* environment variables in cmd/herald and passed down from there.
+package config
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// Config is Herald's configuration.
+type Config struct {
+	// Addr is the listen address of the API.
+	Addr string
+	// DataDir holds the SQLite database and the generated secret.
+	DataDir string
+	// DatabaseURL selects PostgreSQL when it is a postgres:// URL.
+	DatabaseURL string
+	// APIKey, when set at first start, is the development environment's key.
+	APIKey string
+	// Secret derives the credential-encryption and token-signing keys.
+	Secret string
+	// Role is "all", "api" or "worker".
+	Role string
+	// RateLimit is requests per second per environment (0: off).
+	RateLimit float64
+	// LogFormat is "text" or "json"; LogLevel is debug, info, warn or error.
+	LogFormat, LogLevel string
+}
+
+// Postgres reports whether the configuration selects PostgreSQL.
+func (c Config) Postgres() bool {
+	return strings.HasPrefix(c.DatabaseURL, "postgres://") || strings.HasPrefix(c.DatabaseURL, "postgresql://")
+}
+
+// SQLitePath is the embedded database file.
+func (c Config) SQLitePath() string { return filepath.Join(c.DataDir, "herald.db") }
+
+// SecretPath is where a generated secret is kept.
+func (c Config) SecretPath() string { return filepath.Join(c.DataDir, "secret") }

@@ -1,0 +1,97 @@
+package httpapi
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"net/http"
+
+	"github.com/herald-notify/herald/internal/store"
+)
+
+// apiError is an error meant for the client: its status and message are shown.
+type apiError struct {
+	status     int
+	message    string
+	fields     fieldErrors
+	retryAfter string
+}
+
+func (e *apiError) Error() string { return e.message }
+
+func errorf(status int, message string) *apiError { return &apiError{status: status, message: message} }
+
+// fieldErrors names every offending field of a 422.
+type fieldErrors map[string]fieldError
+
+type fieldError struct {
+	Messages []string `json:"messages"`
+	Value    any      `json:"value"`
+}
+
+func (f fieldErrors) add(field, message string, value any) {
+	e := f[field]
+	e.Messages = append(e.Messages, message)
+	e.Value = value
+	f[field] = e
+}
+
+// err returns the 422 for the collected fields, or nil when there are none.
+func (f fieldErrors) err() error {
+	if len(f) == 0 {
+		return nil
+	}
+	return &apiError{status: http.StatusUnprocessableEntity, message: "Validation failed", fields: f}
+}
+
+func invalid(field, message string, value any) error {
+	f := fieldErrors{}
+	f.add(field, message, value)
+	return f.err()
+}
+
+type errorBody struct {
+	StatusCode int         `json:"statusCode"`
+	Timestamp  string      `json:"timestamp"`
+	Path       string      `json:"path"`
+	Message    string      `json:"message"`
+	Error      string      `json:"error"`
+	Errors     fieldErrors `json:"errors,omitempty"`
+	ErrorID    string      `json:"errorId,omitempty"`
+}
+
+// writeError is the one place where errors become responses: sentinel store
+// errors map to their status here, and anything unknown is a logged 500 whose
+// body carries only an error id.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var ae *apiError
+	switch {
+	case errors.As(err, &ae):
+	case errors.Is(err, store.ErrNotFound):
+		ae = errorf(http.StatusNotFound, "Not found")
+	case errors.Is(err, store.ErrConflict):
+		ae = errorf(http.StatusConflict, "Conflict")
+	default:
+		errorID := newErrorID()
+		s.log.ErrorContext(r.Context(), "request failed", "errorId", errorID, "method", r.Method,
+			"path", r.URL.Path, "requestId", requestIDFrom(r.Context()), "err", err)
+		s.writeJSON(w, http.StatusInternalServerError, errorBody{
+			StatusCode: 500, Timestamp: formatTime(s.now()), Path: r.URL.Path,
+			Message: "Internal server error", Error: http.StatusText(500), ErrorID: errorID,
+		})
+		return
+	}
+	if ae.retryAfter != "" {
+		w.Header().Set("Retry-After", ae.retryAfter)
+	}
+	s.writeJSON(w, ae.status, errorBody{
+		StatusCode: ae.status, Timestamp: formatTime(s.now()), Path: r.URL.Path,
+		Message: ae.message, Error: http.StatusText(ae.status), Errors: ae.fields,
+	})
+}
+
+func newErrorID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

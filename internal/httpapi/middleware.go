@@ -1,0 +1,241 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/herald-notify/herald/internal/secret"
+	"github.com/herald-notify/herald/internal/store"
+)
+
+type (
+	bodyKey      struct{}
+	callerKey    struct{}
+	requestIDKey struct{}
+)
+
+// caller is the authenticated client of a request.
+type caller struct {
+	store.Scope
+	// Session is true for dashboard callers (Bearer tokens): only they see
+	// decrypted integration credentials.
+	Session bool
+	// ActorID is the member (sessions) or API key behind the request.
+	ActorID string
+}
+
+func callerFrom(ctx context.Context) caller { c, _ := ctx.Value(callerKey{}).(caller); return c }
+
+func requestIDFrom(ctx context.Context) string { s, _ := ctx.Value(requestIDKey{}).(string); return s }
+
+// recorder remembers the status and, when asked, the body of a response.
+type recorder struct {
+	http.ResponseWriter
+	status  int
+	capture bool
+	body    bytes.Buffer
+}
+
+func (r *recorder) WriteHeader(status int) {
+	if r.status == 0 {
+		r.status = status
+	}
+	r.ResponseWriter.WriteHeader(status)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	if r.capture {
+		r.body.Write(b)
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+// wrap runs a handler inside Herald's request pipeline: request id, panic
+// recovery, body limit, authentication, rate limit, idempotency, error
+// writing and the access log (which never records headers or bodies).
+func (s *Server) wrap(a access, h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := s.now()
+		reqID := r.Header.Get("X-Request-Id")
+		if reqID == "" || len(reqID) > 64 {
+			reqID = newErrorID()
+		}
+		w.Header().Set("X-Request-Id", reqID)
+		ctx := context.WithValue(r.Context(), requestIDKey{}, reqID)
+		r = r.WithContext(ctx)
+		rec := &recorder{ResponseWriter: w}
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				s.writeError(rec, r, fmt.Errorf("panic: %v", p))
+			}
+			c := callerFrom(r.Context())
+			s.log.InfoContext(r.Context(), "request", "method", r.Method, "path", r.URL.Path, "status", rec.status,
+				"durationMs", float64(s.now().Sub(start).Microseconds())/1000, "requestId", reqID, "environmentId", c.EnvironmentID)
+		}()
+		if err := s.serve(rec, r, a, h); err != nil {
+			s.writeError(rec, r, err)
+		}
+	})
+}
+
+func (s *Server) serve(w *recorder, r *http.Request, a access, h handlerFunc) error {
+	if key := r.Header.Get("Idempotency-Key"); key != "" {
+		w.Header().Set("Idempotency-Key", key)
+	}
+	if r.Body != nil && r.Method != http.MethodGet && r.Method != http.MethodHead {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+		if err != nil {
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				return errorf(http.StatusRequestEntityTooLarge, fmt.Sprintf("The body is larger than %d bytes", maxBody))
+			}
+			return errorf(http.StatusBadRequest, "The body could not be read")
+		}
+		r = r.WithContext(context.WithValue(r.Context(), bodyKey{}, body))
+	}
+	if a == public {
+		return h(w, r)
+	}
+	c, err := s.authenticate(r)
+	if err != nil {
+		return err
+	}
+	r = r.WithContext(context.WithValue(r.Context(), callerKey{}, c))
+	if s.limiter != nil {
+		if err := s.limiter.allow(w, c.EnvironmentID); err != nil {
+			return err
+		}
+	}
+	key := r.Header.Get("Idempotency-Key")
+	if key == "" || r.Method == http.MethodGet || r.Method == http.MethodHead {
+		return h(w, r)
+	}
+	return s.idempotent(w, r, c, key, h)
+}
+
+// authenticate resolves the Authorization header to a caller.
+func (s *Server) authenticate(r *http.Request) (caller, error) {
+	header := r.Header.Get("Authorization")
+	if header == "" {
+		return caller{}, errorf(http.StatusUnauthorized, "The Authorization header is missing")
+	}
+	scheme, cred, _ := strings.Cut(header, " ")
+	cred = strings.TrimSpace(cred)
+	switch {
+	case strings.EqualFold(scheme, "ApiKey") && cred != "":
+		k, env, err := s.store.APIKeyGetByHash(r.Context(), secret.HashAPIKey(cred))
+		if errors.Is(err, store.ErrNotFound) {
+			return caller{}, errorf(http.StatusUnauthorized, "The API key is not valid")
+		}
+		if err != nil {
+			return caller{}, err
+		}
+		return caller{Scope: store.Scope{OrganizationID: env.OrganizationID, EnvironmentID: env.ID}, ActorID: k.ID}, nil
+	case strings.EqualFold(scheme, "Bearer") && cred != "":
+		sess, err := s.keys.VerifySession(cred)
+		if err != nil {
+			return caller{}, errorf(http.StatusUnauthorized, "The session token is not valid or has expired")
+		}
+		env, err := s.store.EnvironmentGetByID(r.Context(), sess.EnvironmentID)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && env.OrganizationID != sess.OrganizationID) {
+			return caller{}, errorf(http.StatusUnauthorized, "The session token is not valid or has expired")
+		}
+		if err != nil {
+			return caller{}, err
+		}
+		return caller{Scope: store.Scope{OrganizationID: env.OrganizationID, EnvironmentID: env.ID}, Session: true, ActorID: sess.MemberID}, nil
+	}
+	return caller{}, errorf(http.StatusUnauthorized, "The Authorization header must be 'ApiKey <key>' or 'Bearer <token>'")
+}
+
+// idempotent runs h at most once per (environment, key): a repeat replays the
+// stored response, a different request under the same key is a 422, and a
+// repeat while the first still runs is a 409.
+func (s *Server) idempotent(w *recorder, r *http.Request, c caller, key string, h handlerFunc) error {
+	if len(key) > 255 {
+		return errorf(http.StatusBadRequest, "The idempotency-key header must be at most 255 characters")
+	}
+	body, _ := r.Context().Value(bodyKey{}).([]byte)
+	sum := sha256.New()
+	fmt.Fprintf(sum, "%s %s?%s\n", r.Method, r.URL.Path, r.URL.RawQuery)
+	sum.Write(body)
+	hash := hex.EncodeToString(sum.Sum(nil))
+
+	rec, started, err := s.store.IdempotencyBegin(r.Context(), c.EnvironmentID, key, hash, s.now())
+	if err != nil {
+		return err
+	}
+	if !started {
+		switch {
+		case rec.RequestHash != hash:
+			return invalid("idempotency-key", "was already used for a different request", key)
+		case !rec.Done:
+			e := errorf(http.StatusConflict, "A request with this idempotency-key is still being processed")
+			e.retryAfter = "1"
+			return e
+		}
+		w.Header().Set("Idempotency-Replay", "true")
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.WriteHeader(rec.Status)
+		_, _ = w.Write(rec.Body)
+		return nil
+	}
+	w.capture = true
+	herr := h(w, r)
+	if herr != nil {
+		s.writeError(w, r, herr)
+	}
+	// A server failure is not an outcome worth replaying: free the key.
+	ctx := context.WithoutCancel(r.Context())
+	if w.status >= 500 {
+		if err := s.store.IdempotencyAbandon(ctx, c.EnvironmentID, key); err != nil {
+			s.log.Error("abandoning an idempotency key", "err", err)
+		}
+		return nil
+	}
+	if err := s.store.IdempotencyFinish(ctx, c.EnvironmentID, key, w.status, w.body.Bytes()); err != nil {
+		s.log.Error("storing an idempotent response", "err", err)
+	}
+	return nil
+}
+
+// rateLimiter is a token bucket per environment.
+type rateLimiter struct {
+	rate    float64
+	burst   float64
+	now     func() time.Time
+	buckets syncMap
+}
+
+func newRateLimiter(rate float64, now func() time.Time) *rateLimiter {
+	return &rateLimiter{rate: rate, burst: max(rate, 1), now: now}
+}
+
+func (l *rateLimiter) allow(w http.ResponseWriter, env string) error {
+	b := l.buckets.get(env, l.burst, l.now())
+	remaining, wait := b.take(l.rate, l.burst, l.now())
+	w.Header().Set("RateLimit-Limit", fmt.Sprintf("%.0f", l.burst))
+	w.Header().Set("RateLimit-Remaining", fmt.Sprintf("%d", remaining))
+	if wait > 0 {
+		secs := int(wait/time.Second) + 1
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(secs))
+		e := errorf(http.StatusTooManyRequests, "Too many requests")
+		e.retryAfter = fmt.Sprint(secs)
+		return e
+	}
+	return nil
+}

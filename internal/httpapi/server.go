@@ -1,0 +1,154 @@
+// Package httpapi is Herald's HTTP layer: the routes of the API, request
+// parsing and validation, authentication, idempotency, the one error writer,
+// and the OpenAPI document of everything it serves.
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/herald-notify/herald/internal/secret"
+	"github.com/herald-notify/herald/internal/store"
+)
+
+// Options configure a Server.
+type Options struct {
+	Store  store.Store
+	Keys   *secret.Keys
+	Logger *slog.Logger
+	// RateLimit is the sustained requests per second allowed per environment;
+	// zero disables rate limiting.
+	RateLimit float64
+	// Now is the clock (tests); time.Now when nil.
+	Now func() time.Time
+}
+
+// Server serves the API.
+type Server struct {
+	store   store.Store
+	keys    *secret.Keys
+	log     *slog.Logger
+	now     func() time.Time
+	mux     *http.ServeMux
+	limiter *rateLimiter
+	openapi []byte
+}
+
+// maxBody is the largest request body accepted.
+const maxBody = 1 << 20
+
+// New builds a Server.
+func New(o Options) *Server {
+	s := &Server{store: o.Store, keys: o.Keys, log: o.Logger, now: o.Now, mux: http.NewServeMux()}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if o.RateLimit > 0 {
+		s.limiter = newRateLimiter(o.RateLimit, s.now)
+	}
+	s.openapi = mustOpenAPIJSON()
+	s.routes()
+	return s
+}
+
+// handlerFunc is a handler that returns its error for the error writer.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// access says who may call a route.
+type access int
+
+const (
+	public access = iota
+	authenticated
+)
+
+func (s *Server) handle(pattern string, a access, h handlerFunc) {
+	s.mux.Handle(pattern, s.wrap(a, h))
+}
+
+// routes registers every route of the API in one place.
+func (s *Server) routes() {
+	s.handle("GET /health", public, s.health)
+	s.handle("GET /openapi.json", public, s.openAPI)
+
+	s.handle("POST /v2/subscribers", authenticated, s.subscriberCreate)
+	s.handle("GET /v2/subscribers", authenticated, s.subscriberSearch)
+	s.handle("GET /v2/subscribers/{subscriberId}", authenticated, s.subscriberGet)
+	s.handle("PATCH /v2/subscribers/{subscriberId}", authenticated, s.subscriberPatch)
+	s.handle("DELETE /v2/subscribers/{subscriberId}", authenticated, s.subscriberDelete)
+
+	s.handle("PATCH /v1/subscribers/{subscriberId}/credentials", authenticated, s.credentialsAppend)
+	s.handle("PUT /v1/subscribers/{subscriberId}/credentials", authenticated, s.credentialsReplace)
+	s.handle("DELETE /v1/subscribers/{subscriberId}/credentials/{providerId}", authenticated, s.credentialsDelete)
+
+	s.handle("POST /v1/integrations", authenticated, s.integrationCreate)
+	s.handle("GET /v1/integrations", authenticated, s.integrationList)
+	s.handle("GET /v1/integrations/active", authenticated, s.integrationListActive)
+	s.handle("PUT /v1/integrations/{integrationId}", authenticated, s.integrationUpdate)
+	s.handle("DELETE /v1/integrations/{integrationId}", authenticated, s.integrationDelete)
+	s.handle("POST /v1/integrations/{integrationId}/set-primary", authenticated, s.integrationSetPrimary)
+}
+
+// ServeHTTP implements http.Handler. Unknown paths and methods get the error
+// shape too.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if _, pattern := s.mux.Handler(r); pattern == "" {
+		s.wrap(public, func(w http.ResponseWriter, r *http.Request) error {
+			for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
+				probe := r.Clone(r.Context())
+				probe.Method = m
+				if _, p := s.mux.Handler(probe); p != "" {
+					return errorf(http.StatusMethodNotAllowed, "Cannot "+r.Method+" "+r.URL.Path)
+				}
+			}
+			return errorf(http.StatusNotFound, "Cannot "+r.Method+" "+r.URL.Path)
+		}).ServeHTTP(w, r)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		s.log.Error("encoding a response", "err", err)
+		status, body = http.StatusInternalServerError, []byte(`{"statusCode":500,"message":"Internal server error","error":"Internal Server Error"}`)
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.store.Ping(ctx); err != nil {
+		s.log.Warn("health check: store unreachable", "err", err)
+		return errorf(http.StatusServiceUnavailable, "The store is unreachable")
+	}
+	s.writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	return nil
+}
+
+func (s *Server) openAPI(w http.ResponseWriter, _ *http.Request) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	_, err := w.Write(s.openapi)
+	return err
+}
+
+// formatTime renders the API's timestamps: RFC 3339, UTC, milliseconds.
+func formatTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+func formatTimePtr(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := formatTime(*t)
+	return &s
+}

@@ -1,0 +1,74 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// Integration is a configured delivery provider of an environment.
+type Integration struct {
+	ID             string
+	OrganizationID string
+	EnvironmentID  string
+	ProviderID     string
+	Channel        string // empty for agent integrations
+	Kind           string
+	Name           string
+	Identifier     string
+	// Credentials is the provider's plaintext credentials JSON object; the
+	// store encrypts it at rest and never keeps it in the clear.
+	Credentials    JSON
+	Configurations JSON
+	Conditions     JSON
+	Active         bool
+	Primary        bool
+	Deleted        bool
+	DeletedAt      *time.Time
+	DeletedBy      string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// IntegrationListParams selects integrations.
+type IntegrationListParams struct {
+	OrganizationID string
+	EnvironmentID  string // empty: the whole organization
+	ActiveOnly     bool
+	ProviderID     string
+}
+
+// Integrations keeps integrations.
+type Integrations interface {
+	// IntegrationCreate inserts; a taken identifier is ErrConflict. An active
+	// integration becomes primary when its channel has no primary yet.
+	IntegrationCreate(ctx context.Context, in *Integration) error
+	IntegrationGet(ctx context.Context, scope Scope, id string) (Integration, error)
+	IntegrationList(ctx context.Context, p IntegrationListParams) ([]Integration, error)
+	// IntegrationUpdate writes every field of in (found by ID and scope).
+	IntegrationUpdate(ctx context.Context, in *Integration) error
+	IntegrationDelete(ctx context.Context, scope Scope, id, deletedBy string) error
+	// IntegrationSetPrimary makes it the active primary of its channel.
+	IntegrationSetPrimary(ctx context.Context, scope Scope, id string) (Integration, error)
+	// IntegrationForCredentials picks the integration that subscriber
+	// credentials of providerID attach to: the active one with that identifier
+	// when given, else the primary, else the newest.
+	IntegrationForCredentials(ctx context.Context, scope Scope, providerID, identifier string) (Integration, error)
+}
+
+// IdempotencyRecord is the stored outcome of a request with an idempotency key.
+type IdempotencyRecord struct {
+	RequestHash string
+	Done        bool
+	Status      int
+	Body        []byte
+}
+
+// Idempotency keeps idempotency keys.
+type Idempotency interface {
+	// IdempotencyBegin claims key for a request. started is true when the
+	// caller owns it and must Finish or Abandon it; otherwise rec is the
+	// stored record (running or done).
+	IdempotencyBegin(ctx context.Context, environmentID, key, requestHash string, now time.Time) (rec IdempotencyRecord, started bool, err error)
+	IdempotencyFinish(ctx context.Context, environmentID, key string, status int, body []byte) error
+	IdempotencyAbandon(ctx context.Context, environmentID, key string) error
+}

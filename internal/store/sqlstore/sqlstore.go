@@ -1,0 +1,257 @@
+// Package sqlstore implements store.Store on database/sql for both of
+// Herald's databases: SQLite (modernc.org/sqlite, the embedded default) and
+// PostgreSQL (pgx). The SQL text is shared; the few places where the dialects
+// differ (row locks, substring search, unique-violation errors) go through
+// the dialect value.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	_ "modernc.org/sqlite"             // registers the "sqlite" driver
+
+	"github.com/herald-notify/herald/internal/store"
+)
+
+//go:embed migrations
+var migrationFS embed.FS
+
+// Sealer encrypts integration credentials at rest.
+type Sealer interface {
+	Seal(plaintext []byte) string
+	Open(sealed string) ([]byte, error)
+}
+
+// DB is the store on one database.
+type DB struct {
+	w, r    *sql.DB // writer and readers; the same pool on PostgreSQL
+	d       dialect
+	sealer  Sealer
+	now     func() time.Time
+	closers []func() error
+}
+
+var _ store.Store = (*DB)(nil)
+
+type dialect struct {
+	name      string
+	forUpdate string
+	// substring returns a condition that col contains arg (case-sensitive)
+	// and the argument to bind for it.
+	substring func(col, placeholder string, value string) (string, any)
+	unique    func(error) bool
+}
+
+var sqliteDialect = dialect{
+	name: "sqlite",
+	substring: func(col, ph, v string) (string, any) {
+		return "instr(" + col + ", " + ph + ") > 0", v
+	},
+	unique: func(err error) bool { return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed") },
+}
+
+var postgresDialect = dialect{
+	name:      "postgres",
+	forUpdate: " FOR UPDATE",
+	substring: func(col, ph, v string) (string, any) {
+		r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+		return col + " LIKE " + ph + ` ESCAPE '\'`, "%" + r.Replace(v) + "%"
+	},
+	unique: func(err error) bool { return err != nil && strings.Contains(err.Error(), "SQLSTATE 23505") },
+}
+
+// OpenSQLite opens (creating) the SQLite database file at path.
+func OpenSQLite(ctx context.Context, path string, sealer Sealer) (*DB, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("sqlstore: %w", err)
+	}
+	pragmas := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+	w, err := sql.Open("sqlite", "file:"+path+"?"+pragmas+"&_txlock=immediate")
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: %w", err)
+	}
+	// One writer: SQLite allows one at a time, and queueing in Go is cheaper
+	// than busy-waiting in the database.
+	w.SetMaxOpenConns(1)
+	w.SetConnMaxIdleTime(0)
+	r, err := sql.Open("sqlite", "file:"+path+"?"+pragmas+"&_pragma=query_only(1)")
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("sqlstore: %w", err)
+	}
+	r.SetMaxOpenConns(8)
+	r.SetMaxIdleConns(8)
+	db := &DB{w: w, r: r, d: sqliteDialect, sealer: sealer, now: time.Now, closers: []func() error{r.Close, w.Close}}
+	if err := db.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// OpenPostgres connects to the PostgreSQL database at url.
+func OpenPostgres(ctx context.Context, url string, sealer Sealer) (*DB, error) {
+	p, err := sql.Open("pgx", url)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: %w", err)
+	}
+	p.SetMaxOpenConns(32)
+	p.SetMaxIdleConns(32)
+	p.SetConnMaxIdleTime(5 * time.Minute)
+	db := &DB{w: p, r: p, d: postgresDialect, sealer: sealer, now: time.Now, closers: []func() error{p.Close}}
+	if err := db.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Dialect names the database: "sqlite" or "postgres".
+func (db *DB) Dialect() string { return db.d.name }
+
+// Writer returns the pool that writes (for tools and tests that need raw SQL).
+func (db *DB) Writer() *sql.DB { return db.w }
+
+// Reader returns the pool that reads.
+func (db *DB) Reader() *sql.DB { return db.r }
+
+// SetClock replaces the store's clock (tests).
+func (db *DB) SetClock(now func() time.Time) { db.now = now }
+
+// Ping implements store.Store.
+func (db *DB) Ping(ctx context.Context) error { return db.r.PingContext(ctx) }
+
+// Close implements store.Store.
+func (db *DB) Close() error {
+	var errs []error
+	for _, c := range db.closers {
+		errs = append(errs, c())
+	}
+	return errors.Join(errs...)
+}
+
+// migrate applies the embedded migrations not applied yet, each in its own
+// transaction. On PostgreSQL an advisory lock lets many processes start at once.
+func (db *DB) migrate(ctx context.Context) error {
+	dir := "migrations/" + db.d.name
+	entries, err := fs.ReadDir(migrationFS, dir)
+	if err != nil {
+		return fmt.Errorf("sqlstore: %w", err)
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+
+	conn, err := db.w.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("sqlstore: connect: %w", err)
+	}
+	defer conn.Close()
+	if db.d.name == "postgres" {
+		// One lock for the whole database: extensions are database-wide.
+		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(72687311)"); err != nil {
+			return fmt.Errorf("sqlstore: migration lock: %w", err)
+		}
+		defer conn.ExecContext(context.Background(), "SELECT pg_advisory_unlock(72687311)") //nolint:errcheck
+	}
+	if _, err := conn.ExecContext(ctx,
+		"CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)"); err != nil {
+		return fmt.Errorf("sqlstore: %w", err)
+	}
+	var current int
+	if err := conn.QueryRowContext(ctx, "SELECT coalesce(max(version), 0) FROM schema_migrations").Scan(&current); err != nil {
+		return fmt.Errorf("sqlstore: %w", err)
+	}
+	for _, e := range entries {
+		num, _, ok := strings.Cut(e.Name(), "_")
+		version, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return fmt.Errorf("sqlstore: badly named migration %s", e.Name())
+		}
+		if version <= current {
+			continue
+		}
+		text, err := migrationFS.ReadFile(dir + "/" + e.Name())
+		if err != nil {
+			return fmt.Errorf("sqlstore: %w", err)
+		}
+		tx, err := conn.BeginTx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("sqlstore: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, string(text)); err != nil {
+			tx.Rollback() //nolint:errcheck
+			return fmt.Errorf("sqlstore: migration %s: %w", e.Name(), err)
+		}
+		if _, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)",
+			version, db.now().UnixMilli()); err != nil {
+			tx.Rollback() //nolint:errcheck
+			return fmt.Errorf("sqlstore: %w", err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("sqlstore: migration %s: %w", e.Name(), err)
+		}
+	}
+	return nil
+}
+
+// inTx runs fn in a write transaction.
+func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlstore: begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback() //nolint:errcheck
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlstore: commit: %w", err)
+	}
+	return nil
+}
+
+func ms(t time.Time) int64 { return t.UnixMilli() }
+
+func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
+
+func fromNullMS(v sql.NullInt64) *time.Time {
+	if !v.Valid {
+		return nil
+	}
+	t := fromMS(v.Int64)
+	return &t
+}
+
+func nullMS(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return ms(*t)
+}
+
+// notFound turns sql.ErrNoRows into store.ErrNotFound.
+func notFound(err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.ErrNotFound
+	}
+	return err
+}
+
+// args builds positional arguments and their $n placeholders.
+type args []any
+
+func (a *args) add(v any) string {
+	*a = append(*a, v)
+	return "$" + strconv.Itoa(len(*a))
+}

@@ -1,0 +1,156 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/herald-notify/herald/internal/store"
+)
+
+// Bootstrap implements store.Tenancy.
+func (db *DB) Bootstrap(ctx context.Context, p *store.BootstrapParams) (bool, error) {
+	created := false
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		if db.d.name == "postgres" {
+			if _, err := tx.ExecContext(ctx, "LOCK TABLE organizations IN SHARE ROW EXCLUSIVE MODE"); err != nil {
+				return err
+			}
+		}
+		var n int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM organizations").Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return nil
+		}
+		o := p.Organization
+		if _, err := tx.ExecContext(ctx, "INSERT INTO organizations (id, name, created_at) VALUES ($1, $2, $3)",
+			o.ID, o.Name, ms(o.CreatedAt)); err != nil {
+			return err
+		}
+		m := p.Owner
+		if _, err := tx.ExecContext(ctx, "INSERT INTO members (id, organization_id, email, role, created_at) VALUES ($1, $2, $3, $4, $5)",
+			m.ID, m.OrganizationID, m.Email, m.Role, ms(m.CreatedAt)); err != nil {
+			return err
+		}
+		for _, e := range p.Environments {
+			if _, err := tx.ExecContext(ctx, "INSERT INTO environments (id, organization_id, name, created_at) VALUES ($1, $2, $3, $4)",
+				e.ID, e.OrganizationID, e.Name, ms(e.CreatedAt)); err != nil {
+				return err
+			}
+		}
+		for i := range p.APIKeys {
+			if err := apiKeyInsert(ctx, tx, &p.APIKeys[i]); err != nil {
+				return err
+			}
+		}
+		for i := range p.Integrations {
+			if err := db.integrationInsert(ctx, tx, &p.Integrations[i]); err != nil {
+				return err
+			}
+		}
+		created = true
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("sqlstore: bootstrap: %w", err)
+	}
+	return created, nil
+}
+
+const environmentCols = "id, organization_id, name, created_at"
+
+func scanEnvironment(row interface{ Scan(...any) error }) (store.Environment, error) {
+	var e store.Environment
+	var created int64
+	err := row.Scan(&e.ID, &e.OrganizationID, &e.Name, &created)
+	e.CreatedAt = fromMS(created)
+	return e, notFound(err)
+}
+
+// EnvironmentGetByName implements store.Tenancy.
+func (db *DB) EnvironmentGetByName(ctx context.Context, name string) (store.Environment, error) {
+	return scanEnvironment(db.r.QueryRowContext(ctx, "SELECT "+environmentCols+
+		" FROM environments WHERE name = $1 ORDER BY created_at, id LIMIT 1", name))
+}
+
+// EnvironmentGetByID implements store.Tenancy.
+func (db *DB) EnvironmentGetByID(ctx context.Context, id string) (store.Environment, error) {
+	return scanEnvironment(db.r.QueryRowContext(ctx, "SELECT "+environmentCols+" FROM environments WHERE id = $1", id))
+}
+
+// MemberGetOwner implements store.Tenancy.
+func (db *DB) MemberGetOwner(ctx context.Context, organizationID string) (store.Member, error) {
+	var m store.Member
+	var created int64
+	err := db.r.QueryRowContext(ctx, "SELECT id, organization_id, email, role, created_at FROM members"+
+		" WHERE organization_id = $1 AND role = 'owner' ORDER BY created_at, id LIMIT 1", organizationID).
+		Scan(&m.ID, &m.OrganizationID, &m.Email, &m.Role, &created)
+	m.CreatedAt = fromMS(created)
+	return m, notFound(err)
+}
+
+func apiKeyInsert(ctx context.Context, tx *sql.Tx, k *store.APIKey) error {
+	_, err := tx.ExecContext(ctx, "INSERT INTO api_keys (id, environment_id, hash, prefix, created_at) VALUES ($1, $2, $3, $4, $5)",
+		k.ID, k.EnvironmentID, k.Hash, k.Prefix, ms(k.CreatedAt))
+	return err
+}
+
+// APIKeyCreate implements store.Tenancy.
+func (db *DB) APIKeyCreate(ctx context.Context, k *store.APIKey) error {
+	return db.inTx(ctx, func(tx *sql.Tx) error { return apiKeyInsert(ctx, tx, k) })
+}
+
+const apiKeyCols = "k.id, k.environment_id, k.hash, k.prefix, k.created_at, k.revoked_at"
+
+func scanAPIKey(row interface{ Scan(...any) error }, extra ...any) (store.APIKey, error) {
+	var k store.APIKey
+	var created int64
+	var revoked sql.NullInt64
+	err := row.Scan(append([]any{&k.ID, &k.EnvironmentID, &k.Hash, &k.Prefix, &created, &revoked}, extra...)...)
+	k.CreatedAt, k.RevokedAt = fromMS(created), fromNullMS(revoked)
+	return k, notFound(err)
+}
+
+// APIKeyGetByHash implements store.Tenancy.
+func (db *DB) APIKeyGetByHash(ctx context.Context, hash string) (store.APIKey, store.Environment, error) {
+	var e store.Environment
+	var envCreated int64
+	k, err := scanAPIKey(db.r.QueryRowContext(ctx, "SELECT "+apiKeyCols+", e.id, e.organization_id, e.name, e.created_at"+
+		" FROM api_keys k JOIN environments e ON e.id = k.environment_id WHERE k.hash = $1 AND k.revoked_at IS NULL", hash),
+		&e.ID, &e.OrganizationID, &e.Name, &envCreated)
+	e.CreatedAt = fromMS(envCreated)
+	return k, e, err
+}
+
+// APIKeyList implements store.Tenancy.
+func (db *DB) APIKeyList(ctx context.Context, environmentID string) ([]store.APIKey, error) {
+	rows, err := db.r.QueryContext(ctx, "SELECT "+apiKeyCols+" FROM api_keys k WHERE k.environment_id = $1 ORDER BY k.created_at, k.id", environmentID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []store.APIKey
+	for rows.Next() {
+		k, err := scanAPIKey(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// APIKeyRevoke implements store.Tenancy.
+func (db *DB) APIKeyRevoke(ctx context.Context, environmentID, id string) error {
+	res, err := db.w.ExecContext(ctx, "UPDATE api_keys SET revoked_at = $1 WHERE environment_id = $2 AND id = $3 AND revoked_at IS NULL",
+		ms(db.now()), environmentID, id)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return store.ErrNotFound
+	}
+	return nil
+}

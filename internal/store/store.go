@@ -1,0 +1,102 @@
+// Package store defines Herald's persistence boundary: the records it keeps,
+// the parameters of each operation, and the Store interface that the SQLite
+// and PostgreSQL implementations (package sqlstore) both satisfy. Every
+// operation on tenant data takes the environment it is scoped to.
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// Sentinel errors. The HTTP layer maps them to status codes in one place.
+var (
+	// ErrNotFound: the record does not exist in the caller's scope.
+	ErrNotFound = errors.New("not found")
+	// ErrConflict: a uniqueness rule would be broken.
+	ErrConflict = errors.New("conflict")
+)
+
+// Store is everything Herald persists.
+type Store interface {
+	Tenancy
+	Subscribers
+	Integrations
+	Idempotency
+	// Ping reports whether the database answers.
+	Ping(ctx context.Context) error
+	// Close releases the connections.
+	Close() error
+}
+
+// Organization owns environments.
+type Organization struct {
+	ID        string
+	Name      string
+	CreatedAt time.Time
+}
+
+// Environment is the tenant boundary: subscribers, messages and
+// notifications never cross it.
+type Environment struct {
+	ID             string
+	OrganizationID string
+	Name           string
+	CreatedAt      time.Time
+}
+
+// Member is a person of an organization (a dashboard user).
+type Member struct {
+	ID             string
+	OrganizationID string
+	Email          string
+	Role           string
+	CreatedAt      time.Time
+}
+
+// APIKey is a stored API key; only its hash is kept.
+type APIKey struct {
+	ID            string
+	EnvironmentID string
+	Hash          string
+	Prefix        string // first characters, to recognise a key in listings
+	CreatedAt     time.Time
+	RevokedAt     *time.Time
+}
+
+// BootstrapParams describes the first organization created on an empty store.
+type BootstrapParams struct {
+	Organization Organization
+	Owner        Member
+	Environments []Environment
+	APIKeys      []APIKey
+	Integrations []Integration
+}
+
+// Tenancy holds organizations, environments, members and API keys.
+type Tenancy interface {
+	// Bootstrap creates the first organization and everything in p, atomically,
+	// unless an organization exists already; it reports whether it did.
+	Bootstrap(ctx context.Context, p *BootstrapParams) (bool, error)
+	// EnvironmentGetByName returns the environment of the first organization with that name.
+	EnvironmentGetByName(ctx context.Context, name string) (Environment, error)
+	EnvironmentGetByID(ctx context.Context, id string) (Environment, error)
+	// MemberGetOwner returns the owner of an organization.
+	MemberGetOwner(ctx context.Context, organizationID string) (Member, error)
+	APIKeyCreate(ctx context.Context, k *APIKey) error
+	// APIKeyGetByHash returns the unrevoked key with that hash and its environment.
+	APIKeyGetByHash(ctx context.Context, hash string) (APIKey, Environment, error)
+	APIKeyList(ctx context.Context, environmentID string) ([]APIKey, error)
+	APIKeyRevoke(ctx context.Context, environmentID, id string) error
+}
+
+// Scope names the environment (and its organization) an operation runs in.
+type Scope struct {
+	OrganizationID string
+	EnvironmentID  string
+}
+
+// JSON is a raw JSON value as stored (nil means absent/null).
+type JSON = json.RawMessage
