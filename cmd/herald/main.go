@@ -288,4 +288,3 @@ func purgeLoop(ctx context.Context, a *app.App, log *slog.Logger) {
 		}
 	}
 }
-

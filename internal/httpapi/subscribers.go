@@ -22,25 +22,25 @@ const (
 )
 
 type subscriberJSON struct {
-	ID             string            `json:"_id"`
-	FirstName      *string           `json:"firstName"`
-	LastName       *string           `json:"lastName"`
-	Email          *string           `json:"email"`
-	Phone          *string           `json:"phone"`
-	Avatar         *string           `json:"avatar"`
-	Locale         *string           `json:"locale"`
-	Timezone       *string           `json:"timezone"`
-	Data           json.RawMessage   `json:"data"`
-	Channels       []channelJSON     `json:"channels"`
-	IsOnline       *bool             `json:"isOnline"`
-	LastOnlineAt   *string           `json:"lastOnlineAt"`
-	V              int64             `json:"__v"`
-	SubscriberID   string            `json:"subscriberId"`
-	OrganizationID string            `json:"_organizationId"`
-	EnvironmentID  string            `json:"_environmentId"`
-	Deleted        bool              `json:"deleted"`
-	CreatedAt      string            `json:"createdAt"`
-	UpdatedAt      string            `json:"updatedAt"`
+	ID             string          `json:"_id"`
+	FirstName      *string         `json:"firstName"`
+	LastName       *string         `json:"lastName"`
+	Email          *string         `json:"email"`
+	Phone          *string         `json:"phone"`
+	Avatar         *string         `json:"avatar"`
+	Locale         *string         `json:"locale"`
+	Timezone       *string         `json:"timezone"`
+	Data           json.RawMessage `json:"data"`
+	Channels       []channelJSON   `json:"channels"`
+	IsOnline       *bool           `json:"isOnline"`
+	LastOnlineAt   *string         `json:"lastOnlineAt"`
+	V              int64           `json:"__v"`
+	SubscriberID   string          `json:"subscriberId"`
+	OrganizationID string          `json:"_organizationId"`
+	EnvironmentID  string          `json:"_environmentId"`
+	Deleted        bool            `json:"deleted"`
+	CreatedAt      string          `json:"createdAt"`
+	UpdatedAt      string          `json:"updatedAt"`
 }
 
 type channelJSON = store.ChannelSettings
