@@ -21,6 +21,7 @@ import (
 
 	"github.com/herald-notify/herald/internal/app"
 	"github.com/herald-notify/herald/internal/config"
+	"github.com/herald-notify/herald/internal/engine"
 	"github.com/herald-notify/herald/internal/httpapi"
 	"github.com/herald-notify/herald/internal/secret"
 )
@@ -225,12 +226,38 @@ func serve(ctx context.Context, cfg config.Config, stdout io.Writer) error {
 	}
 	go purgeLoop(ctx, a, log)
 
+	var eng *engine.Engine
+	var workersDone chan struct{}
+	if cfg.Role != "api" {
+		eng = engine.New(engine.Options{Store: a.Store, Logger: log, Listen: a.Store.ListenJobs})
+		workersDone = make(chan struct{})
+		go func() {
+			defer close(workersDone)
+			eng.Run(ctx)
+		}()
+	}
+	onTrigger := func() {}
+	if eng != nil {
+		onTrigger = eng.Wake
+	}
+	if cfg.Role == "worker" {
+		// A worker still answers /health, so orchestrators can probe it.
+		cfg.Addr = workerAddr(cfg.Addr)
+	}
+
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
 	}
+	var handler http.Handler = httpapi.New(httpapi.Options{Store: a.Store, Keys: a.Keys, Logger: log,
+		RateLimit: cfg.RateLimit, OnTrigger: onTrigger})
+	if cfg.Role == "worker" {
+		health := http.NewServeMux()
+		health.Handle("GET /health", handler)
+		handler = health
+	}
 	srv := &http.Server{
-		Handler:           httpapi.New(httpapi.Options{Store: a.Store, Keys: a.Keys, Logger: log, RateLimit: cfg.RateLimit}),
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -245,10 +272,23 @@ func serve(ctx context.Context, cfg config.Config, stdout io.Writer) error {
 		return err
 	case <-ctx.Done():
 	}
-	log.Info("shutting down: finishing in-flight requests")
+	log.Info("shutting down: finishing in-flight requests and job batches")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return srv.Shutdown(shutdownCtx)
+	err = srv.Shutdown(shutdownCtx)
+	if workersDone != nil {
+		<-workersDone
+	}
+	return err
+}
+
+// workerAddr keeps a worker's address unless it is the API's default, which
+// a worker beside an API process would collide with: then any free port.
+func workerAddr(addr string) string {
+	if addr == "127.0.0.1:3000" {
+		return "127.0.0.1:0"
+	}
+	return addr
 }
 
 func printBanner(w io.Writer, base string, a *app.App, first *app.FirstStart) {
@@ -256,7 +296,7 @@ func printBanner(w io.Writer, base string, a *app.App, first *app.FirstStart) {
 	if a.Config.Postgres() {
 		store = "PostgreSQL"
 	}
-	fmt.Fprintf(w, "Herald %s is running at %s (%s)\n", version, base, store)
+	fmt.Fprintf(w, "Herald %s is running at %s (%s, role %s)\n", version, base, store, a.Config.Role)
 	if first == nil {
 		fmt.Fprintln(w, "API keys were shown at first start. Make another with: herald keys create --environment development")
 		return

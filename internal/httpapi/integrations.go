@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/herald-notify/herald/internal/id"
 	"github.com/herald-notify/herald/internal/provider"
@@ -289,7 +290,8 @@ func (s *Server) listIntegrations(w http.ResponseWriter, r *http.Request, active
 }
 
 func pathIntegrationID(r *http.Request) (string, error) {
-	v := r.PathValue("integrationId")
+	// Hex is case-insensitive: an upper-case id names the same integration.
+	v := strings.ToLower(r.PathValue("integrationId"))
 	if !id.Valid(v) {
 		return "", invalid("integrationId", "must be a 24-character hex identifier", v)
 	}

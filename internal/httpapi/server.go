@@ -24,17 +24,21 @@ type Options struct {
 	RateLimit float64
 	// Now is the clock (tests); time.Now when nil.
 	Now func() time.Time
+	// OnTrigger is called after a trigger commits jobs (wakes in-process workers).
+	OnTrigger func()
 }
 
 // Server serves the API.
 type Server struct {
-	store   store.Store
-	keys    *secret.Keys
-	log     *slog.Logger
-	now     func() time.Time
-	mux     *http.ServeMux
-	limiter *rateLimiter
-	openapi []byte
+	store     store.Store
+	keys      *secret.Keys
+	log       *slog.Logger
+	now       func() time.Time
+	mux       *http.ServeMux
+	limiter   *rateLimiter
+	openapi   []byte
+	onTrigger func()
+	providers providerCache
 }
 
 // maxBody is the largest request body accepted.
@@ -42,7 +46,7 @@ const maxBody = 1 << 20
 
 // New builds a Server.
 func New(o Options) *Server {
-	s := &Server{store: o.Store, keys: o.Keys, log: o.Logger, now: o.Now, mux: http.NewServeMux()}
+	s := &Server{store: o.Store, keys: o.Keys, log: o.Logger, now: o.Now, mux: http.NewServeMux(), onTrigger: o.OnTrigger}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -93,6 +97,26 @@ func (s *Server) routes() {
 	s.handle("PUT /v1/integrations/{integrationId}", authenticated, s.integrationUpdate)
 	s.handle("DELETE /v1/integrations/{integrationId}", authenticated, s.integrationDelete)
 	s.handle("POST /v1/integrations/{integrationId}/set-primary", authenticated, s.integrationSetPrimary)
+
+	s.handle("POST /v2/workflows", authenticated, s.workflowCreate)
+	s.handle("GET /v2/workflows", authenticated, s.workflowList)
+	s.handle("GET /v2/workflows/{workflowId}", authenticated, s.workflowGet)
+	s.handle("PUT /v2/workflows/{workflowId}", authenticated, s.workflowUpdate)
+	s.handle("DELETE /v2/workflows/{workflowId}", authenticated, s.workflowDelete)
+
+	s.handle("POST /v1/events/trigger", authenticated, s.eventTrigger)
+	s.handle("POST /v1/events/trigger/bulk", authenticated, s.eventTriggerBulk)
+	s.handle("DELETE /v1/events/trigger/{transactionId}", authenticated, s.eventCancel)
+
+	s.handle("GET /v1/subscribers/{subscriberId}/notifications/feed", authenticated, s.feed)
+	s.handle("GET /v1/subscribers/{subscriberId}/notifications/unseen", authenticated, s.unseenCount)
+	s.handle("POST /v1/subscribers/{subscriberId}/messages/mark-as", authenticated, s.markAs)
+	s.handle("POST /v1/subscribers/{subscriberId}/messages/mark-all", authenticated, s.markAll)
+	s.handle("POST /v1/subscribers/{subscriberId}/messages/{messageId}/actions/{type}", authenticated, s.messageAction)
+	s.handle("DELETE /v1/messages/{messageId}", authenticated, s.messageDelete)
+
+	s.handle("GET /v1/notifications", authenticated, s.notificationList)
+	s.handle("GET /v1/notifications/{notificationId}", authenticated, s.notificationGet)
 }
 
 // ServeHTTP implements http.Handler. Unknown paths and methods get the error

@@ -25,6 +25,9 @@ type Store interface {
 	Subscribers
 	Integrations
 	Idempotency
+	Workflows
+	Pipeline
+	Inbox
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the connections.

@@ -39,6 +39,7 @@ type DB struct {
 	w, r    *sql.DB // writer and readers; the same pool on PostgreSQL
 	d       dialect
 	sealer  Sealer
+	url     string // PostgreSQL only, for the LISTEN connection
 	now     func() time.Time
 	closers []func() error
 }
@@ -110,7 +111,7 @@ func OpenPostgres(ctx context.Context, url string, sealer Sealer) (*DB, error) {
 	p.SetMaxOpenConns(32)
 	p.SetMaxIdleConns(32)
 	p.SetConnMaxIdleTime(5 * time.Minute)
-	db := &DB{w: p, r: p, d: postgresDialect, sealer: sealer, now: time.Now, closers: []func() error{p.Close}}
+	db := &DB{w: p, r: p, d: postgresDialect, sealer: sealer, url: url, now: time.Now, closers: []func() error{p.Close}}
 	if err := db.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err

@@ -1,0 +1,187 @@
+// Package engine runs Herald's workflows: workers claim due jobs from the
+// jobs table in batches under a lease, run each step (render its Liquid
+// controls, create the in-app message, deliver), and write every outcome —
+// message, execution details, job status, next step queued — in one
+// transaction. Crashes lose nothing: an expired lease puts a job back in the
+// queue, and a re-run never creates a second message for one job.
+package engine
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/herald-notify/herald/internal/store"
+)
+
+// Options configure an Engine.
+type Options struct {
+	Store  store.Store
+	Logger *slog.Logger
+	// Workers is the number of claim loops (default 2).
+	Workers int
+	// Batch is how many jobs one claim leases (default 64).
+	Batch int
+	// Lease is how long a claimed job is a worker's (default 30 s).
+	Lease time.Duration
+	// Poll is the longest wait between claims when nothing wakes a worker (default 1 s).
+	Poll time.Duration
+	// MaxAttempts bounds the runs of a job failing transiently (default 5).
+	MaxAttempts int
+	// Listen, when set, blocks delivering cross-process wake-ups (PostgreSQL NOTIFY).
+	Listen func(ctx context.Context, wake func()) error
+	// Now is the clock (tests).
+	Now func() time.Time
+}
+
+// Engine runs jobs.
+type Engine struct {
+	o      Options
+	log    *slog.Logger
+	now    func() time.Time
+	wake   chan struct{}
+	render *renderer
+}
+
+// New builds an Engine.
+func New(o Options) *Engine {
+	if o.Workers <= 0 {
+		o.Workers = 2
+	}
+	if o.Batch <= 0 {
+		o.Batch = 64
+	}
+	if o.Lease <= 0 {
+		o.Lease = 30 * time.Second
+	}
+	if o.Poll <= 0 {
+		o.Poll = time.Second
+	}
+	if o.MaxAttempts <= 0 {
+		o.MaxAttempts = 5
+	}
+	e := &Engine{o: o, log: o.Logger, now: o.Now, wake: make(chan struct{}, 1), render: newRenderer()}
+	if e.log == nil {
+		e.log = slog.Default()
+	}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	return e
+}
+
+// Wake tells the workers that jobs may be due now. It never blocks.
+func (e *Engine) Wake() {
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run runs the workers until ctx ends, then waits for in-flight batches.
+func (e *Engine) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	for i := 0; i < e.o.Workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.loop(ctx)
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		e.rescueLoop(ctx)
+	}()
+	if e.o.Listen != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				if err := e.o.Listen(ctx, e.Wake); err != nil && ctx.Err() == nil {
+					e.log.Warn("job wake-up listener stopped; polling meanwhile", "err", err)
+					sleep(ctx, time.Second)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// loop claims and runs batches; when there is nothing due it waits for a
+// wake-up, the next run time, or the poll interval, whichever comes first.
+func (e *Engine) loop(ctx context.Context) {
+	for ctx.Err() == nil {
+		n, err := e.RunOnce(context.WithoutCancel(ctx))
+		if err != nil {
+			e.log.Error("running jobs", "err", err)
+			sleep(ctx, e.o.Poll)
+			continue
+		}
+		if n > 0 {
+			continue
+		}
+		wait := e.o.Poll
+		if next, err := e.o.Store.JobNextRunAt(ctx); err == nil && !next.IsZero() {
+			wait = min(wait, max(next.Sub(e.now()), time.Millisecond))
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+		case <-e.wake:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+func (e *Engine) rescueLoop(ctx context.Context) {
+	t := time.NewTicker(max(e.o.Lease/4, 100*time.Millisecond))
+	defer t.Stop()
+	for {
+		if n, err := e.o.Store.JobRescue(ctx, e.now()); err != nil && ctx.Err() == nil {
+			e.log.Warn("rescuing jobs", "err", err)
+		} else if n > 0 {
+			e.log.Info("requeued jobs whose lease expired", "count", n)
+			e.Wake()
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// RunOnce claims one batch of due jobs, runs them and writes the outcomes;
+// it returns how many jobs it ran.
+func (e *Engine) RunOnce(ctx context.Context) (int, error) {
+	claimed, err := e.o.Store.JobClaim(ctx, e.o.Batch, e.o.Lease, e.now())
+	if err != nil || len(claimed) == 0 {
+		return 0, err
+	}
+	outcomes := make([]store.JobOutcome, len(claimed))
+	for i, c := range claimed {
+		outcomes[i] = e.run(c)
+	}
+	applied, err := e.o.Store.JobFinish(ctx, outcomes, e.now())
+	if err != nil {
+		return 0, err
+	}
+	for i, ok := range applied {
+		if !ok {
+			e.log.Warn("dropped the outcome of a job whose lease was lost", "jobId", outcomes[i].Job.ID)
+		}
+	}
+	return len(claimed), nil
+}

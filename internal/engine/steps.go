@@ -1,0 +1,126 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/herald-notify/herald/internal/id"
+	"github.com/herald-notify/herald/internal/store"
+)
+
+// run runs one claimed job and says what to write.
+func (e *Engine) run(c store.Claimed) store.JobOutcome {
+	o := store.JobOutcome{Job: c.Job, ContinueWorkflow: true}
+	var step *store.Step
+	for i := range c.Workflow.Steps {
+		if c.Workflow.Steps[i].ID == c.Job.StepID {
+			step = &c.Workflow.Steps[i]
+		}
+	}
+	if step == nil {
+		return e.fail(o, "Internal", "The workflow no longer has this step")
+	}
+	if c.Job.Attempts > e.o.MaxAttempts {
+		return e.fail(o, "Internal", fmt.Sprintf("Gave up after %d attempts", c.Job.Attempts-1))
+	}
+	switch step.Type {
+	case "in_app":
+		return e.inApp(o, c, step)
+	case "email", "sms", "chat", "push":
+		return e.fail(o, "Internal", fmt.Sprintf("Delivery over %s is not built yet: nothing was sent", step.Type))
+	default:
+		return e.fail(o, "Internal", fmt.Sprintf("Steps of type %s are not built yet: the step did not run", step.Type))
+	}
+}
+
+// detail is an execution detail of the outcome's job.
+func (e *Engine) detail(o store.JobOutcome, status, source, text string, raw *string) store.ExecutionDetail {
+	return store.ExecutionDetail{
+		ID: id.New(), JobID: o.Job.ID, NotificationID: o.Job.NotificationID, EnvironmentID: o.Job.EnvironmentID,
+		Status: status, Source: source, Detail: text, IsRetry: o.Job.Attempts > 1, ProviderID: o.Job.ProviderID,
+		Raw: raw, CreatedAt: e.now(),
+	}
+}
+
+func (e *Engine) fail(o store.JobOutcome, source, text string) store.JobOutcome {
+	o.Status, o.Error = store.JobFailed, text
+	o.Details = append(o.Details, e.detail(o, "Failed", source, text, nil))
+	return o
+}
+
+// inApp renders the step's controls and creates the inbox message.
+func (e *Engine) inApp(o store.JobOutcome, c store.Claimed, step *store.Step) store.JobOutcome {
+	b := bindings(c.Subscriber, c.Notification.Payload, nil)
+	ctl, err := e.render.controls(step.ControlValues, b)
+	if err != nil {
+		return e.fail(o, "Payload", "Template rendering failed: "+err.Error())
+	}
+	now := e.now()
+	m := &store.Message{
+		ID: id.NewAt(now), OrganizationID: c.Job.OrganizationID, EnvironmentID: c.Job.EnvironmentID,
+		NotificationID: c.Job.NotificationID, JobID: c.Job.ID, SubscriberID: c.Job.SubscriberID,
+		WorkflowID: c.Job.WorkflowID, TemplateIdentifier: c.Workflow.Key, TransactionID: c.Job.TransactionID,
+		Channel: "in_app", ProviderID: c.Job.ProviderID, Content: str(ctl["body"]), Subject: optStr(ctl["subject"]),
+		Avatar: optStr(ctl["avatar"]), CTA: cta(ctl), Actor: c.Notification.Actor, Payload: c.Notification.Payload,
+		Overrides: c.Notification.Overrides, Tags: c.Workflow.Tags, Status: "sent", CreatedAt: now, UpdatedAt: now,
+	}
+	if m.Tags == nil {
+		m.Tags = []string{}
+	}
+	if d, ok := ctl["data"].(map[string]any); ok {
+		m.Data, _ = json.Marshal(d)
+	}
+	o.Message, o.Status = m, store.JobCompleted
+	raw, _ := json.Marshal(map[string]string{"messageId": m.ID})
+	rs := string(raw)
+	o.Details = append(o.Details, e.detail(o, "Success", "Internal", "In-app message created", &rs))
+	return o
+}
+
+func str(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return ""
+}
+
+func optStr(v any) *string {
+	if s, ok := v.(string); ok && s != "" {
+		return &s
+	}
+	return nil
+}
+
+// cta builds the message's call to action from the in_app controls
+// primaryAction, secondaryAction and redirect.
+func cta(ctl map[string]any) store.JSON {
+	out := map[string]any{}
+	url := ""
+	if r, ok := ctl["redirect"].(map[string]any); ok {
+		url = str(r["url"])
+	}
+	var buttons []map[string]any
+	for _, a := range []struct{ key, typ string }{{"primaryAction", "primary"}, {"secondaryAction", "secondary"}} {
+		act, ok := ctl[a.key].(map[string]any)
+		if !ok || str(act["label"]) == "" {
+			continue
+		}
+		buttons = append(buttons, map[string]any{"type": a.typ, "content": str(act["label"])})
+		if r, ok := act["redirect"].(map[string]any); ok && url == "" && a.typ == "primary" {
+			url = str(r["url"])
+		}
+	}
+	if url != "" || len(buttons) > 0 {
+		out["type"] = "redirect"
+		data := map[string]any{}
+		if url != "" {
+			data["url"] = url
+		}
+		out["data"] = data
+	}
+	if len(buttons) > 0 {
+		out["action"] = map[string]any{"status": "pending", "buttons": buttons}
+	}
+	b, _ := json.Marshal(out)
+	return b
+}

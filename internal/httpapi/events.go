@@ -1,0 +1,285 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/herald-notify/herald/internal/id"
+	"github.com/herald-notify/herald/internal/provider"
+	"github.com/herald-notify/herald/internal/store"
+)
+
+const (
+	maxRecipients    = 100
+	maxBulkEvents    = 100
+	maxTransactionID = 256
+	maxPayloadBytes  = 256 << 10
+)
+
+// fallbackProviders name a job's provider when its channel has no active
+// integration (the job then fails at delivery, saying so).
+var fallbackProviders = map[string]string{
+	"in_app": provider.InAppProvider, "email": "svc-email", "sms": "svc-sms", "chat": "chat-webhook", "push": "push-webhook",
+}
+
+type triggerJSON struct {
+	Acknowledged  bool   `json:"acknowledged"`
+	Status        string `json:"status"`
+	TransactionID string `json:"transactionId,omitempty"`
+}
+
+// triggerRequest is a parsed trigger body.
+type triggerRequest struct {
+	name          string
+	transactionID string
+	recipients    []store.Recipient
+	payload       store.JSON
+	overrides     store.JSON
+	actor         store.JSON
+}
+
+// readTrigger parses one event; errors go to o.errs under o's prefix.
+func readTrigger(o *object) triggerRequest {
+	var t triggerRequest
+	t.name = o.requiredText("name", maxString)
+	t.transactionID = o.text("transactionId", maxTransactionID)
+	t.payload, _ = o.jsonObject("payload", maxPayloadBytes)
+	t.overrides, _ = o.jsonObject("overrides", maxDataBytes)
+	raw, ok := o.raw["to"]
+	if !ok || isNull(raw) {
+		o.errs.add(o.prefix+"to", "is required", nil)
+		return t
+	}
+	var items []json.RawMessage
+	if len(raw) > 0 && raw[0] == '[' {
+		if err := json.Unmarshal(raw, &items); err != nil {
+			o.fail("to", "must be a subscriberId, a subscriber or an array of them", raw)
+			return t
+		}
+		if len(items) == 0 || len(items) > maxRecipients {
+			o.fail("to", "must name 1 to 100 recipients", raw)
+			return t
+		}
+	} else {
+		items = []json.RawMessage{raw}
+	}
+	for i, it := range items {
+		name := "to"
+		if raw[0] == '[' {
+			name = "to." + strconv.Itoa(i)
+		}
+		if rcp, ok := readRecipient(o, name, it); ok {
+			t.recipients = append(t.recipients, rcp)
+		}
+	}
+	if a, ok := o.raw["actor"]; ok && !isNull(a) {
+		if rcp, ok := readRecipient(o, "actor", a); ok {
+			actor := map[string]any{"type": "user", "data": nil, "subscriberId": rcp.SubscriberID}
+			if rcp.Upsert != nil && rcp.Upsert.Avatar.Value != nil {
+				actor["data"] = *rcp.Upsert.Avatar.Value
+			}
+			t.actor, _ = json.Marshal(actor)
+		}
+	}
+	return t
+}
+
+// readRecipient reads a subscriberId string or a subscriber object.
+func readRecipient(o *object, name string, raw json.RawMessage) (store.Recipient, bool) {
+	var sid string
+	if json.Unmarshal(raw, &sid) == nil {
+		if !validSubscriberID(sid) {
+			o.fail(name, "must be 1 to 256 characters", raw)
+			return store.Recipient{}, false
+		}
+		return store.Recipient{SubscriberID: sid}, true
+	}
+	so, err := parseObject(raw)
+	if err != nil {
+		o.fail(name, "must be a subscriberId or a subscriber object", raw)
+		return store.Recipient{}, false
+	}
+	so.prefix, so.errs = o.prefix+name+".", o.errs
+	if t := so.text("type", maxString); t == "Topic" {
+		so.fail("type", "topics are not supported", so.raw["type"])
+		return store.Recipient{}, false
+	}
+	before := len(o.errs)
+	up := &store.SubscriberUpsertParams{SubscriberID: so.requiredText("subscriberId", maxSubscriberID*4)}
+	if up.SubscriberID != "" && !validSubscriberID(up.SubscriberID) {
+		so.fail("subscriberId", "must be 1 to 256 characters", so.raw["subscriberId"])
+	}
+	subscriberAttributes(so, up)
+	if len(o.errs) != before {
+		return store.Recipient{}, false
+	}
+	return store.Recipient{SubscriberID: up.SubscriberID, Upsert: up}, true
+}
+
+// providerCache remembers each environment's primary provider per channel
+// for a moment, so that triggers do not query integrations every time.
+type providerCache struct {
+	mu sync.Mutex
+	m  map[string]providerEntry
+}
+
+type providerEntry struct {
+	at        time.Time
+	byChannel map[string]string
+}
+
+const providerCacheTTL = 2 * time.Second
+
+func (s *Server) providersFor(r *http.Request, c caller) (map[string]string, error) {
+	now := s.now()
+	s.providers.mu.Lock()
+	e, ok := s.providers.m[c.EnvironmentID]
+	s.providers.mu.Unlock()
+	if ok && now.Sub(e.at) < providerCacheTTL {
+		return e.byChannel, nil
+	}
+	ins, err := s.store.IntegrationList(r.Context(), store.IntegrationListParams{
+		OrganizationID: c.OrganizationID, EnvironmentID: c.EnvironmentID, ActiveOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	byChannel := map[string]string{}
+	for _, in := range ins {
+		if in.Channel != "" && (in.Primary || byChannel[in.Channel] == "") {
+			byChannel[in.Channel] = in.ProviderID
+		}
+	}
+	s.providers.mu.Lock()
+	if s.providers.m == nil {
+		s.providers.m = map[string]providerEntry{}
+	}
+	s.providers.m[c.EnvironmentID] = providerEntry{at: now, byChannel: byChannel}
+	s.providers.mu.Unlock()
+	return byChannel, nil
+}
+
+// trigger runs one parsed event.
+func (s *Server) trigger(r *http.Request, t triggerRequest) (triggerJSON, error) {
+	c := callerFrom(r.Context())
+	wf, err := s.store.WorkflowGet(r.Context(), c.Scope, t.name)
+	if errors.Is(err, store.ErrNotFound) {
+		return triggerJSON{}, invalid("name", "names no workflow of this environment", t.name)
+	}
+	if err != nil {
+		return triggerJSON{}, err
+	}
+	if t.transactionID == "" {
+		t.transactionID = id.New()
+	}
+	out := triggerJSON{Acknowledged: true, Status: "processed", TransactionID: t.transactionID}
+	switch {
+	case !wf.Active:
+		out.Status = "trigger_not_active"
+		return out, nil
+	case len(wf.Steps) == 0:
+		out.Status = "no_workflow_steps_defined"
+		return out, nil
+	}
+	byChannel, err := s.providersFor(r, c)
+	if err != nil {
+		return triggerJSON{}, err
+	}
+	res, err := s.store.Trigger(r.Context(), &store.TriggerParams{
+		Scope: c.Scope, Workflow: wf, TransactionID: t.transactionID, Recipients: t.recipients,
+		Payload: t.payload, Overrides: t.overrides, Actor: t.actor, Tags: wf.Tags, Now: s.now(),
+		ProviderFor: func(stepType string) string {
+			if p := byChannel[stepType]; p != "" {
+				return p
+			}
+			if p := fallbackProviders[stepType]; p != "" {
+				return p
+			}
+			return provider.InAppProvider
+		},
+	})
+	if err != nil {
+		return triggerJSON{}, err
+	}
+	if res.Duplicate {
+		return triggerJSON{}, errorf(http.StatusConflict, "transactionId "+strconv.Quote(t.transactionID)+
+			" was already used in this environment; the event was not processed again")
+	}
+	if s.onTrigger != nil {
+		s.onTrigger()
+	}
+	return out, nil
+}
+
+func (s *Server) eventTrigger(w http.ResponseWriter, r *http.Request) error {
+	o, err := readObject(r)
+	if err != nil {
+		return err
+	}
+	t := readTrigger(o)
+	if err := o.errs.err(); err != nil {
+		return err
+	}
+	out, err := s.trigger(r, t)
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, http.StatusCreated, out)
+	return nil
+}
+
+func (s *Server) eventTriggerBulk(w http.ResponseWriter, r *http.Request) error {
+	o, err := readObject(r)
+	if err != nil {
+		return err
+	}
+	raw, ok := o.raw["events"]
+	var items []json.RawMessage
+	if !ok || json.Unmarshal(raw, &items) != nil || len(items) == 0 || len(items) > maxBulkEvents {
+		return invalid("events", "must be an array of 1 to 100 events", rawValue(raw))
+	}
+	reqs := make([]triggerRequest, len(items))
+	for i, it := range items {
+		eo, err := parseObject(it)
+		if err != nil {
+			o.fail("events."+strconv.Itoa(i), "must be an object", it)
+			continue
+		}
+		eo.prefix, eo.errs = "events."+strconv.Itoa(i)+".", o.errs
+		reqs[i] = readTrigger(eo)
+	}
+	if err := o.errs.err(); err != nil {
+		return err
+	}
+	out := make([]triggerJSON, 0, len(reqs))
+	for i, t := range reqs {
+		res, err := s.trigger(r, t)
+		var ae *apiError
+		if errors.As(err, &ae) && ae.status < 500 {
+			// One event's mistake does not undo the others.
+			res = triggerJSON{Acknowledged: false, Status: "error", TransactionID: t.transactionID}
+			s.log.DebugContext(r.Context(), "bulk trigger event rejected", "index", i, "reason", ae.message)
+		} else if err != nil {
+			return err
+		}
+		out = append(out, res)
+	}
+	s.writeJSON(w, http.StatusCreated, out)
+	return nil
+}
+
+func (s *Server) eventCancel(w http.ResponseWriter, r *http.Request) error {
+	tx := r.PathValue("transactionId")
+	if tx == "" || len(tx) > maxTransactionID {
+		return invalid("transactionId", "must be 1 to 256 characters", tx)
+	}
+	n, err := s.store.TriggerCancel(r.Context(), callerFrom(r.Context()).Scope, tx)
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, http.StatusOK, n > 0)
+	return nil
+}

@@ -1,0 +1,446 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/herald-notify/herald/internal/id"
+	"github.com/herald-notify/herald/internal/store"
+)
+
+const (
+	maxMarkIDs           = 100
+	maxPayloadConditions = 20
+	maxPayloadDepth      = 8
+)
+
+type actorJSON struct {
+	Type string  `json:"type"`
+	Data *string `json:"data"`
+}
+
+type feedSubscriberJSON struct {
+	ID           string  `json:"_id"`
+	SubscriberID string  `json:"subscriberId"`
+	FirstName    *string `json:"firstName,omitempty"`
+	LastName     *string `json:"lastName,omitempty"`
+	Avatar       *string `json:"avatar,omitempty"`
+}
+
+type feedItemJSON struct {
+	ID                 string             `json:"_id"`
+	TemplateID         string             `json:"_templateId"`
+	EnvironmentID      string             `json:"_environmentId"`
+	OrganizationID     string             `json:"_organizationId"`
+	NotificationID     string             `json:"_notificationId"`
+	SubscriberID       string             `json:"_subscriberId"`
+	FeedID             *string            `json:"_feedId"`
+	JobID              string             `json:"_jobId"`
+	CreatedAt          *string            `json:"createdAt"`
+	UpdatedAt          *string            `json:"updatedAt"`
+	Actor              actorJSON          `json:"actor"`
+	Subscriber         feedSubscriberJSON `json:"subscriber"`
+	TransactionID      string             `json:"transactionId"`
+	TemplateIdentifier *string            `json:"templateIdentifier"`
+	ProviderID         *string            `json:"providerId"`
+	Content            string             `json:"content"`
+	Subject            *string            `json:"subject"`
+	Channel            string             `json:"channel"`
+	Read               bool               `json:"read"`
+	Seen               bool               `json:"seen"`
+	Archived           bool               `json:"archived"`
+	CTA                json.RawMessage    `json:"cta"`
+	Status             string             `json:"status"`
+	Payload            json.RawMessage    `json:"payload"`
+	Data               json.RawMessage    `json:"data"`
+	Overrides          json.RawMessage    `json:"overrides,omitempty"`
+	Tags               []string           `json:"tags"`
+	LastSeenDate       *string            `json:"lastSeenDate,omitempty"`
+	LastReadDate       *string            `json:"lastReadDate,omitempty"`
+	DeliveredAt        []string           `json:"deliveredAt,omitempty"`
+}
+
+func actorOut(raw store.JSON) actorJSON {
+	a := actorJSON{Type: "none"}
+	if len(raw) > 0 {
+		var v struct {
+			Type string  `json:"type"`
+			Data *string `json:"data"`
+		}
+		if json.Unmarshal(raw, &v) == nil && v.Type != "" {
+			a.Type, a.Data = v.Type, v.Data
+		}
+	}
+	return a
+}
+
+func strPtr(s string) *string { return &s }
+
+func feedItemOut(m store.Message, sub store.Subscriber) feedItemJSON {
+	created, updated := formatTime(m.CreatedAt), formatTime(m.UpdatedAt)
+	return feedItemJSON{
+		ID: m.ID, TemplateID: m.WorkflowID, EnvironmentID: m.EnvironmentID, OrganizationID: m.OrganizationID,
+		NotificationID: m.NotificationID, SubscriberID: m.SubscriberID, JobID: m.JobID,
+		CreatedAt: &created, UpdatedAt: &updated, Actor: actorOut(m.Actor),
+		Subscriber: feedSubscriberJSON{ID: sub.ID, SubscriberID: sub.SubscriberID, FirstName: sub.FirstName,
+			LastName: sub.LastName, Avatar: sub.Avatar},
+		TransactionID: m.TransactionID, TemplateIdentifier: strPtr(m.TemplateIdentifier), ProviderID: strPtr(m.ProviderID),
+		Content: m.Content, Subject: m.Subject, Channel: m.Channel, Read: m.Read, Seen: m.Seen, Archived: m.Archived,
+		CTA: json.RawMessage(orDefault(m.CTA, "{}")), Status: m.Status, Payload: json.RawMessage(orDefault(m.Payload, "{}")),
+		Data: json.RawMessage(m.Data), Overrides: json.RawMessage(m.Overrides), Tags: m.Tags,
+		LastSeenDate: formatTimePtr(m.LastSeenAt), LastReadDate: formatTimePtr(m.LastReadAt), DeliveredAt: []string{created},
+	}
+}
+
+type messageJSON struct {
+	ID                 string          `json:"_id"`
+	TemplateID         *string         `json:"_templateId"`
+	EnvironmentID      string          `json:"_environmentId"`
+	MessageTemplateID  *string         `json:"_messageTemplateId"`
+	OrganizationID     string          `json:"_organizationId"`
+	NotificationID     string          `json:"_notificationId"`
+	SubscriberID       string          `json:"_subscriberId"`
+	TemplateIdentifier string          `json:"templateIdentifier,omitempty"`
+	CreatedAt          string          `json:"createdAt"`
+	DeliveredAt        []string        `json:"deliveredAt,omitempty"`
+	LastSeenDate       *string         `json:"lastSeenDate,omitempty"`
+	LastReadDate       *string         `json:"lastReadDate,omitempty"`
+	Content            string          `json:"content"`
+	TransactionID      string          `json:"transactionId"`
+	Subject            *string         `json:"subject,omitempty"`
+	Channel            string          `json:"channel"`
+	Read               bool            `json:"read"`
+	Seen               bool            `json:"seen"`
+	ProviderID         string          `json:"providerId,omitempty"`
+	CTA                json.RawMessage `json:"cta"`
+	FeedID             *string         `json:"_feedId"`
+	Status             string          `json:"status"`
+	Payload            json.RawMessage `json:"payload,omitempty"`
+	Overrides          json.RawMessage `json:"overrides,omitempty"`
+}
+
+func messageOut(m store.Message) messageJSON {
+	created := formatTime(m.CreatedAt)
+	return messageJSON{
+		ID: m.ID, TemplateID: strPtr(m.WorkflowID), EnvironmentID: m.EnvironmentID, OrganizationID: m.OrganizationID,
+		NotificationID: m.NotificationID, SubscriberID: m.SubscriberID, TemplateIdentifier: m.TemplateIdentifier,
+		CreatedAt: created, DeliveredAt: []string{created}, LastSeenDate: formatTimePtr(m.LastSeenAt),
+		LastReadDate: formatTimePtr(m.LastReadAt), Content: m.Content, TransactionID: m.TransactionID, Subject: m.Subject,
+		Channel: m.Channel, Read: m.Read, Seen: m.Seen, ProviderID: m.ProviderID,
+		CTA: json.RawMessage(orDefault(m.CTA, "{}")), Status: m.Status, Payload: json.RawMessage(orDefault(m.Payload, "{}")),
+		Overrides: json.RawMessage(m.Overrides),
+	}
+}
+
+func messagesOut(ms []store.Message) []messageJSON {
+	out := make([]messageJSON, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, messageOut(m))
+	}
+	return out
+}
+
+// pathSubscriber resolves the path's subscriberId in the caller's environment.
+func (s *Server) pathSubscriber(r *http.Request) (store.Subscriber, error) {
+	sid, err := pathSubscriberID(r)
+	if err != nil {
+		return store.Subscriber{}, err
+	}
+	sub, err := s.store.SubscriberGet(r.Context(), callerFrom(r.Context()).Scope, sid)
+	if err != nil {
+		return sub, subscriberNotFound(err, sid)
+	}
+	return sub, nil
+}
+
+// parseFeedQuery reads the feed's query; it is its own function for fuzzing.
+func parseFeedQuery(q map[string][]string) (store.FeedParams, error) {
+	get := func(name string) (string, bool) {
+		v, ok := q[name]
+		if !ok || len(v) == 0 {
+			return "", false
+		}
+		return v[0], true
+	}
+	p := store.FeedParams{Limit: 10}
+	errs := fieldErrors{}
+	if v, ok := get("page"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 1_000_000 {
+			errs.add("page", "must be an integer of at least 0", v)
+		}
+		p.Page = n
+	}
+	if v, ok := get("limit"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100 {
+			errs.add("limit", "must be an integer from 1 to 100", v)
+		}
+		p.Limit = n
+	}
+	for _, f := range []struct {
+		name string
+		dst  **bool
+	}{{"read", &p.Read}, {"seen", &p.Seen}} {
+		if v, ok := get(f.name); ok {
+			switch v {
+			case "true":
+				b := true
+				*f.dst = &b
+			case "false":
+				b := false
+				*f.dst = &b
+			default:
+				errs.add(f.name, "must be true or false", v)
+			}
+		}
+	}
+	if v, ok := get("payload"); ok && v != "" {
+		conds, err := parsePayloadFilter(v)
+		if err != nil {
+			errs.add("payload", err.Error(), v)
+		}
+		p.Payload = conds
+	}
+	return p, errs.err()
+}
+
+// parsePayloadFilter decodes base64 (either alphabet, padding optional) of a
+// JSON object into one exact-equality condition per leaf.
+func parsePayloadFilter(v string) ([]store.PayloadCondition, error) {
+	errBad := errors.New("must be base64 of a JSON object")
+	if len(v) > 8192 {
+		return nil, errors.New("must be at most 8192 characters")
+	}
+	s := strings.TrimRight(strings.NewReplacer("-", "+", "_", "/").Replace(v), "=")
+	raw, err := base64.RawStdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, errBad
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var obj map[string]any
+	if err := dec.Decode(&obj); err != nil || obj == nil || dec.More() {
+		return nil, errBad
+	}
+	var conds []store.PayloadCondition
+	var walk func(path []string, v any) error
+	walk = func(path []string, v any) error {
+		if len(path) > maxPayloadDepth {
+			return errors.New("nests deeper than 8 levels")
+		}
+		if m, ok := v.(map[string]any); ok && len(path) == 0 || ok && len(m) > 0 {
+			keys := make([]string, 0, len(m))
+			for k := range m {
+				if k == "" || strings.ContainsAny(k, `"\`) {
+					return errors.New("has a key that is empty or contains a quote or backslash")
+				}
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				if err := walk(append(append([]string{}, path...), k), m[k]); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			return errBad
+		}
+		conds = append(conds, store.PayloadCondition{Path: path, Value: bytes.TrimSpace(buf.Bytes())})
+		if len(conds) > maxPayloadConditions {
+			return errors.New("has more than 20 conditions")
+		}
+		return nil
+	}
+	if err := walk(nil, obj); err != nil {
+		return nil, err
+	}
+	return conds, nil
+}
+
+func (s *Server) feed(w http.ResponseWriter, r *http.Request) error {
+	p, err := parseFeedQuery(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	sub, err := s.pathSubscriber(r)
+	if err != nil {
+		return err
+	}
+	p.Scope, p.SubscriberID = callerFrom(r.Context()).Scope, sub.ID
+	page, err := s.store.MessageFeed(r.Context(), &p)
+	if err != nil {
+		return err
+	}
+	data := make([]feedItemJSON, 0, len(page.Messages))
+	for _, m := range page.Messages {
+		data = append(data, feedItemOut(m, sub))
+	}
+	s.writeJSON(w, http.StatusOK, map[string]any{
+		"data": data, "totalCount": page.TotalCount, "hasMore": page.HasMore, "pageSize": p.Limit, "page": p.Page,
+	})
+	return nil
+}
+
+func (s *Server) unseenCount(w http.ResponseWriter, r *http.Request) error {
+	sub, err := s.pathSubscriber(r)
+	if err != nil {
+		return err
+	}
+	n, err := s.store.MessageUnseenCount(r.Context(), callerFrom(r.Context()).Scope, sub.ID)
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, http.StatusOK, map[string]int{"count": n})
+	return nil
+}
+
+// readMessageIDs reads messageId: one id or an array of up to 100.
+func readMessageIDs(o *object) []string {
+	raw, ok := o.raw["messageId"]
+	if !ok || isNull(raw) {
+		o.errs.add("messageId", "is required", nil)
+		return nil
+	}
+	var ids []string
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		ids = []string{one}
+	} else if json.Unmarshal(raw, &ids) != nil {
+		o.fail("messageId", "must be a message id or an array of them", raw)
+		return nil
+	}
+	if len(ids) == 0 || len(ids) > maxMarkIDs {
+		o.fail("messageId", "must name 1 to 100 messages", raw)
+		return nil
+	}
+	for i, v := range ids {
+		if !id.Valid(v) {
+			name := "messageId"
+			if raw[0] == '[' {
+				name += "." + strconv.Itoa(i)
+			}
+			o.errs.add(name, "must be a 24-character hex identifier", v)
+		}
+	}
+	return ids
+}
+
+func (s *Server) markAs(w http.ResponseWriter, r *http.Request) error {
+	o, err := readObject(r)
+	if err != nil {
+		return err
+	}
+	ids := readMessageIDs(o)
+	mark := o.oneOf("markAs", store.MarkRead, store.MarkSeen, store.MarkUnread, store.MarkUnseen)
+	if !o.has("markAs") {
+		o.errs.add("markAs", "is required", nil)
+	}
+	if err := o.errs.err(); err != nil {
+		return err
+	}
+	sub, err := s.pathSubscriber(r)
+	if err != nil {
+		return err
+	}
+	ms, err := s.store.MessageMarkAs(r.Context(), callerFrom(r.Context()).Scope, sub.ID, ids, mark, s.now())
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, http.StatusCreated, messagesOut(ms))
+	return nil
+}
+
+func (s *Server) markAll(w http.ResponseWriter, r *http.Request) error {
+	o, err := readObject(r)
+	if err != nil {
+		return err
+	}
+	mark := o.oneOf("markAs", store.MarkRead, store.MarkSeen)
+	if !o.has("markAs") {
+		o.errs.add("markAs", "is required", nil)
+	}
+	if err := o.errs.err(); err != nil {
+		return err
+	}
+	sub, err := s.pathSubscriber(r)
+	if err != nil {
+		return err
+	}
+	n, err := s.store.MessageMarkAll(r.Context(), callerFrom(r.Context()).Scope, sub.ID, mark, s.now())
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, http.StatusCreated, n)
+	return nil
+}
+
+func (s *Server) messageAction(w http.ResponseWriter, r *http.Request) error {
+	mid, typ := r.PathValue("messageId"), r.PathValue("type")
+	errs := fieldErrors{}
+	if !id.Valid(mid) {
+		errs.add("messageId", "must be a 24-character hex identifier", mid)
+	}
+	if typ != "primary" && typ != "secondary" {
+		errs.add("type", "must be primary or secondary", typ)
+	}
+	if err := errs.err(); err != nil {
+		return err
+	}
+	o, err := readObject(r)
+	if err != nil {
+		return err
+	}
+	status := o.oneOf("status", "pending", "done")
+	if !o.has("status") {
+		o.errs.add("status", "is required", nil)
+	}
+	payload, _ := o.jsonObject("payload", maxDataBytes)
+	if err := o.errs.err(); err != nil {
+		return err
+	}
+	sub, err := s.pathSubscriber(r)
+	if err != nil {
+		return err
+	}
+	result := map[string]any{"type": typ}
+	if payload != nil {
+		result["payload"] = json.RawMessage(payload)
+	}
+	action, _ := json.Marshal(map[string]any{"status": status, "result": result})
+	m, err := s.store.MessageSetAction(r.Context(), callerFrom(r.Context()).Scope, sub.ID, mid, action, s.now())
+	if errors.Is(err, store.ErrNotFound) {
+		return errorf(http.StatusNotFound, "Message "+mid+" was not found")
+	}
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, http.StatusCreated, messageOut(m))
+	return nil
+}
+
+func (s *Server) messageDelete(w http.ResponseWriter, r *http.Request) error {
+	mid := r.PathValue("messageId")
+	if !id.Valid(mid) {
+		return invalid("messageId", "must be a 24-character hex identifier", mid)
+	}
+	if err := s.store.MessageDelete(r.Context(), callerFrom(r.Context()).Scope, mid); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return errorf(http.StatusNotFound, "Message "+mid+" was not found")
+		}
+		return err
+	}
+	s.writeJSON(w, http.StatusOK, map[string]any{"acknowledged": true, "status": "deleted"})
+	return nil
+}

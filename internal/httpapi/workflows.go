@@ -1,0 +1,330 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/herald-notify/herald/internal/id"
+	"github.com/herald-notify/herald/internal/store"
+)
+
+// stepTypes are the workflow step types Herald accepts.
+var stepTypes = []string{"in_app", "email", "sms", "chat", "push", "delay", "digest"}
+
+const maxSteps = 20
+
+type workflowStepJSON struct {
+	ID                 string         `json:"_id"`
+	StepID             string         `json:"stepId"`
+	Slug               string         `json:"slug"`
+	Name               string         `json:"name"`
+	Type               string         `json:"type"`
+	Origin             string         `json:"origin"`
+	WorkflowID         string         `json:"workflowId"`
+	WorkflowDatabaseID string         `json:"workflowDatabaseId"`
+	Controls           map[string]any `json:"controls"`
+	ControlValues      map[string]any `json:"controlValues"`
+	Variables          map[string]any `json:"variables"`
+}
+
+type workflowJSON struct {
+	ID                   string             `json:"_id"`
+	WorkflowID           string             `json:"workflowId"`
+	Slug                 string             `json:"slug"`
+	Name                 string             `json:"name"`
+	Description          string             `json:"description"`
+	Tags                 []string           `json:"tags"`
+	Active               bool               `json:"active"`
+	Critical             bool               `json:"critical"`
+	IsTranslationEnabled bool               `json:"isTranslationEnabled"`
+	PayloadSchema        json.RawMessage    `json:"payloadSchema"`
+	Steps                []workflowStepJSON `json:"steps"`
+	StepTypeOverviews    []string           `json:"stepTypeOverviews"`
+	Origin               string             `json:"origin"`
+	Preferences          map[string]any     `json:"preferences"`
+	Status               string             `json:"status"`
+	Severity             string             `json:"severity"`
+	LastTriggeredAt      *string            `json:"lastTriggeredAt"`
+	CreatedAt            string             `json:"createdAt"`
+	UpdatedAt            string             `json:"updatedAt"`
+}
+
+func workflowOut(w store.Workflow) workflowJSON {
+	out := workflowJSON{
+		ID: w.ID, WorkflowID: w.Key, Slug: w.Key, Name: w.Name, Description: w.Description, Tags: w.Tags,
+		Active: w.Active, Critical: w.Critical, PayloadSchema: json.RawMessage(w.PayloadSchema),
+		Steps: make([]workflowStepJSON, 0, len(w.Steps)), StepTypeOverviews: []string{}, Origin: "external",
+		Preferences: preferencesOut(w.Preferences), Status: "ACTIVE", Severity: w.Severity,
+		LastTriggeredAt: formatTimePtr(w.LastTriggeredAt), CreatedAt: formatTime(w.CreatedAt), UpdatedAt: formatTime(w.UpdatedAt),
+	}
+	if out.Tags == nil {
+		out.Tags = []string{}
+	}
+	if !w.Active {
+		out.Status = "INACTIVE"
+	}
+	if out.Severity == "" {
+		out.Severity = "none"
+	}
+	for _, s := range w.Steps {
+		values := s.ControlValues
+		if values == nil {
+			values = map[string]any{}
+		}
+		shown := values
+		if s.Type == "email" {
+			if _, ok := values["subject"]; !ok {
+				shown = map[string]any{"subject": ""}
+				for k, v := range values {
+					shown[k] = v
+				}
+			}
+		}
+		out.Steps = append(out.Steps, workflowStepJSON{
+			ID: s.ID, StepID: s.StepID, Slug: s.StepID, Name: s.Name, Type: s.Type, Origin: "external",
+			WorkflowID: w.Key, WorkflowDatabaseID: w.ID, Controls: map[string]any{"values": shown},
+			ControlValues: values, Variables: map[string]any{},
+		})
+		out.StepTypeOverviews = append(out.StepTypeOverviews, s.Type)
+	}
+	return out
+}
+
+// preferencesOut shows a workflow's preferences in the established shape:
+// the stored defaults, or every channel enabled.
+func preferencesOut(stored store.JSON) map[string]any {
+	var def map[string]any
+	if len(stored) > 0 {
+		var m map[string]any
+		if json.Unmarshal(stored, &m) == nil {
+			if d, ok := m["default"].(map[string]any); ok {
+				def = d
+			} else if _, ok := m["all"]; ok {
+				def = m
+			}
+		}
+	}
+	if def == nil {
+		channels := map[string]any{}
+		for _, c := range []string{"in_app", "email", "sms", "chat", "push"} {
+			channels[c] = map[string]any{"enabled": true}
+		}
+		def = map[string]any{"all": map[string]any{"enabled": true, "readOnly": false}, "channels": channels}
+	}
+	return map[string]any{"user": nil, "default": def}
+}
+
+// slugify derives an identifier from a name.
+func slugify(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	return strings.TrimSuffix(b.String(), "-")
+}
+
+// readWorkflow reads a create or update body into w.
+func readWorkflow(o *object, w *store.Workflow) {
+	w.Name = o.requiredText("name", maxString)
+	if key := o.text("workflowId", maxString); key != "" {
+		w.Key = key
+	} else if w.Key == "" {
+		w.Key = slugify(w.Name)
+		if w.Key == "" && w.Name != "" {
+			w.Key = "workflow-" + randomSuffix()
+		}
+	}
+	w.Description = o.text("description", 4*maxString)
+	if tags, ok := o.strings("tags", 16, 64); ok {
+		w.Tags = tags
+	}
+	if b := o.boolean("active"); b != nil {
+		w.Active = *b
+	}
+	if b := o.boolean("critical"); b != nil {
+		w.Critical = *b
+	}
+	w.Severity = o.oneOf("severity", "high", "medium", "low", "none")
+	if v, set := o.jsonObject("preferences", maxDataBytes); set {
+		w.Preferences = v
+	}
+	if v, set := o.jsonObject("payloadSchema", maxDataBytes); set {
+		w.PayloadSchema = v
+	}
+	raw, ok := o.raw["steps"]
+	if !ok || isNull(raw) {
+		return
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		o.fail("steps", "must be an array of steps", raw)
+		return
+	}
+	if len(items) > maxSteps {
+		o.fail("steps", "must have at most 20 steps", raw)
+		return
+	}
+	old := map[string]store.Step{}
+	for _, s := range w.Steps {
+		old[s.StepID] = s
+	}
+	w.Steps = make([]store.Step, 0, len(items))
+	used := map[string]bool{}
+	for i, it := range items {
+		so, err := parseObject(it)
+		if err != nil {
+			o.fail("steps."+strconv.Itoa(i), "must be an object", it)
+			continue
+		}
+		so.prefix, so.errs = "steps."+strconv.Itoa(i)+".", o.errs
+		s := store.Step{Name: so.requiredText("name", maxString), Type: so.oneOf("type", stepTypes...)}
+		if !so.has("type") {
+			o.errs.add(so.prefix+"type", "is required", nil)
+		}
+		s.StepID = so.text("stepId", maxString)
+		if s.StepID == "" {
+			s.StepID = slugify(s.Name)
+		}
+		for base, n := s.StepID, 2; used[s.StepID]; n++ {
+			s.StepID = base + "-" + strconv.Itoa(n)
+		}
+		used[s.StepID] = true
+		if v, set := so.jsonObject("controlValues", maxDataBytes); set && v != nil {
+			_ = json.Unmarshal(v, &s.ControlValues)
+		}
+		if prev, ok := old[s.StepID]; ok && prev.Type == s.Type {
+			s.ID = prev.ID // keep the step's identity across updates
+		} else {
+			s.ID = id.New()
+		}
+		w.Steps = append(w.Steps, s)
+	}
+}
+
+func (s *Server) workflowCreate(w http.ResponseWriter, r *http.Request) error {
+	o, err := readObject(r)
+	if err != nil {
+		return err
+	}
+	c := callerFrom(r.Context())
+	now := s.now()
+	wf := store.Workflow{ID: id.New(), OrganizationID: c.OrganizationID, EnvironmentID: c.EnvironmentID, Active: true,
+		Severity: "none", CreatedAt: now, UpdatedAt: now}
+	readWorkflow(o, &wf)
+	if err := o.errs.err(); err != nil {
+		return err
+	}
+	if wf.Severity == "" {
+		wf.Severity = "none"
+	}
+	if err := s.store.WorkflowCreate(r.Context(), &wf); err != nil {
+		return workflowConflict(err, wf.Key)
+	}
+	s.writeJSON(w, http.StatusCreated, workflowOut(wf))
+	return nil
+}
+
+func workflowConflict(err error, key string) error {
+	if errors.Is(err, store.ErrConflict) {
+		return errorf(http.StatusConflict, "A workflow with workflowId "+strconv.Quote(key)+" already exists")
+	}
+	return err
+}
+
+func (s *Server) workflowGet(w http.ResponseWriter, r *http.Request) error {
+	wf, err := s.pathWorkflow(r)
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, http.StatusOK, workflowOut(wf))
+	return nil
+}
+
+func (s *Server) pathWorkflow(r *http.Request) (store.Workflow, error) {
+	key := r.PathValue("workflowId")
+	wf, err := s.store.WorkflowGet(r.Context(), callerFrom(r.Context()).Scope, key)
+	if errors.Is(err, store.ErrNotFound) {
+		return wf, errorf(http.StatusNotFound, "Workflow "+strconv.Quote(key)+" was not found")
+	}
+	return wf, err
+}
+
+func (s *Server) workflowList(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	p := store.WorkflowListParams{Scope: callerFrom(r.Context()).Scope, Limit: 10}
+	errs := fieldErrors{}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100 {
+			errs.add("limit", "must be an integer from 1 to 100", v)
+		}
+		p.Limit = n
+	}
+	if v := q.Get("offset"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			errs.add("offset", "must be a non-negative integer", v)
+		}
+		p.Offset = n
+	}
+	p.Query = q.Get("query")
+	if err := errs.err(); err != nil {
+		return err
+	}
+	wfs, total, err := s.store.WorkflowList(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	out := make([]workflowJSON, 0, len(wfs))
+	for _, wf := range wfs {
+		out = append(out, workflowOut(wf))
+	}
+	s.writeJSON(w, http.StatusOK, map[string]any{"workflows": out, "totalCount": total})
+	return nil
+}
+
+func (s *Server) workflowUpdate(w http.ResponseWriter, r *http.Request) error {
+	wf, err := s.pathWorkflow(r)
+	if err != nil {
+		return err
+	}
+	o, err := readObject(r)
+	if err != nil {
+		return err
+	}
+	readWorkflow(o, &wf)
+	if err := o.errs.err(); err != nil {
+		return err
+	}
+	if wf.Severity == "" {
+		wf.Severity = "none"
+	}
+	if err := s.store.WorkflowUpdate(r.Context(), &wf); err != nil {
+		return workflowConflict(err, wf.Key)
+	}
+	s.writeJSON(w, http.StatusOK, workflowOut(wf))
+	return nil
+}
+
+func (s *Server) workflowDelete(w http.ResponseWriter, r *http.Request) error {
+	wf, err := s.pathWorkflow(r)
+	if err != nil {
+		return err
+	}
+	if err := s.store.WorkflowDelete(r.Context(), callerFrom(r.Context()).Scope, wf.ID); err != nil {
+		return err
+	}
+	s.writeJSON(w, http.StatusOK, map[string]any{"acknowledged": true, "status": "deleted"})
+	return nil
+}

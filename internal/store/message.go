@@ -1,0 +1,106 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// Message is what a step delivered: an inbox message for in_app steps.
+type Message struct {
+	ID                 string
+	OrganizationID     string
+	EnvironmentID      string
+	NotificationID     string
+	JobID              string
+	SubscriberID       string // the subscriber's _id
+	WorkflowID         string
+	TemplateIdentifier string
+	TransactionID      string
+	Channel            string
+	ProviderID         string
+	Content            string
+	Subject            *string
+	Avatar             *string
+	CTA                JSON
+	Actor              JSON
+	Payload            JSON
+	Data               JSON
+	Tags               []string // nil: null
+	Overrides          JSON
+	Status             string
+	Read               bool
+	Seen               bool
+	Archived           bool
+	LastReadAt         *time.Time
+	LastSeenAt         *time.Time
+	Deleted            bool
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+}
+
+// PayloadCondition is an exact-equality condition on a payload path.
+type PayloadCondition struct {
+	Path  []string
+	Value JSON // canonical (compact) JSON of the expected value
+}
+
+// FeedParams selects a page of a subscriber's inbox.
+type FeedParams struct {
+	Scope
+	SubscriberID string // the subscriber's _id
+	Read, Seen   *bool
+	Payload      []PayloadCondition
+	Page, Limit  int
+}
+
+// FeedPage is one page of an inbox.
+type FeedPage struct {
+	Messages   []Message
+	TotalCount int
+	HasMore    bool
+}
+
+// MarkAs values.
+const (
+	MarkRead   = "read"
+	MarkUnread = "unread"
+	MarkSeen   = "seen"
+	MarkUnseen = "unseen"
+)
+
+// NotificationDetail is a notification with its jobs and their execution details.
+type NotificationDetail struct {
+	Notification Notification
+	Subscriber   Subscriber
+	Workflow     Workflow
+	Jobs         []Job
+	Details      map[string][]ExecutionDetail // by job id
+}
+
+// NotificationListParams filters the events listing.
+type NotificationListParams struct {
+	Scope
+	Channels      []string
+	WorkflowIDs   []string // workflow _ids or keys
+	Emails        []string
+	SubscriberIDs []string // client subscriberIds
+	TransactionID string
+	After, Before *time.Time
+	Page, Limit   int
+}
+
+// Inbox keeps messages and reads notifications back.
+type Inbox interface {
+	MessageFeed(ctx context.Context, p *FeedParams) (FeedPage, error)
+	// MessageMarkAs changes the listed in_app messages of a subscriber and
+	// returns those that matched, after the change.
+	MessageMarkAs(ctx context.Context, scope Scope, subscriberID string, ids []string, markAs string, now time.Time) ([]Message, error)
+	// MessageMarkAll marks every in_app message of a subscriber read or seen.
+	MessageMarkAll(ctx context.Context, scope Scope, subscriberID, markAs string, now time.Time) (int, error)
+	MessageUnseenCount(ctx context.Context, scope Scope, subscriberID string) (int, error)
+	// MessageSetAction sets cta.action of a subscriber's message.
+	MessageSetAction(ctx context.Context, scope Scope, subscriberID, messageID string, action JSON, now time.Time) (Message, error)
+	MessageDelete(ctx context.Context, scope Scope, messageID string) error
+	NotificationGet(ctx context.Context, scope Scope, id string) (NotificationDetail, error)
+	NotificationList(ctx context.Context, p *NotificationListParams) ([]NotificationDetail, bool, error)
+}

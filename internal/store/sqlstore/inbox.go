@@ -1,0 +1,372 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/herald-notify/herald/internal/store"
+)
+
+const messageCols = "id, organization_id, environment_id, notification_id, job_id, subscriber_id, workflow_id," +
+	" template_identifier, transaction_id, channel, provider_id, content, subject, avatar, cta, actor, payload, data, tags," +
+	" overrides, status, read, seen, archived, last_read_at, last_seen_at, deleted, created_at, updated_at"
+
+func scanMessage(row interface{ Scan(...any) error }) (store.Message, error) {
+	var m store.Message
+	var cta, payload, overrides string
+	var actor, data, tags sql.NullString
+	var lastRead, lastSeen sql.NullInt64
+	var created, updated int64
+	err := row.Scan(&m.ID, &m.OrganizationID, &m.EnvironmentID, &m.NotificationID, &m.JobID, &m.SubscriberID,
+		&m.WorkflowID, &m.TemplateIdentifier, &m.TransactionID, &m.Channel, &m.ProviderID, &m.Content, &m.Subject,
+		&m.Avatar, &cta, &actor, &payload, &data, &tags, &overrides, &m.Status, &m.Read, &m.Seen, &m.Archived,
+		&lastRead, &lastSeen, &m.Deleted, &created, &updated)
+	if err != nil {
+		return m, notFound(err)
+	}
+	m.CTA, m.Payload, m.Overrides = store.JSON(cta), store.JSON(payload), store.JSON(overrides)
+	if actor.Valid {
+		m.Actor = store.JSON(actor.String)
+	}
+	if data.Valid {
+		m.Data = store.JSON(data.String)
+	}
+	if tags.Valid {
+		if err := json.Unmarshal([]byte(tags.String), &m.Tags); err != nil {
+			return m, fmt.Errorf("sqlstore: message %s tags: %w", m.ID, err)
+		}
+	}
+	m.LastReadAt, m.LastSeenAt = fromNullMS(lastRead), fromNullMS(lastSeen)
+	m.CreatedAt, m.UpdatedAt = fromMS(created), fromMS(updated)
+	return m, nil
+}
+
+// insertMessage writes a message once per job: a re-run adds nothing.
+func insertMessage(ctx context.Context, q querier, m *store.Message) error {
+	var tags any
+	if m.Tags != nil {
+		tags = marshalText(m.Tags, "[]")
+	}
+	_, err := q.ExecContext(ctx, "INSERT INTO messages ("+messageCols+") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,"+
+		" $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29)"+
+		" ON CONFLICT (job_id) DO NOTHING",
+		m.ID, m.OrganizationID, m.EnvironmentID, m.NotificationID, m.JobID, m.SubscriberID, m.WorkflowID,
+		m.TemplateIdentifier, m.TransactionID, m.Channel, m.ProviderID, m.Content, m.Subject, m.Avatar,
+		orJSON(m.CTA, "{}"), nullJSON(m.Actor), orJSON(m.Payload, "{}"), nullJSON(m.Data), tags,
+		orJSON(m.Overrides, "{}"), m.Status, m.Read, m.Seen, m.Archived, nullMS(m.LastReadAt), nullMS(m.LastSeenAt),
+		m.Deleted, ms(m.CreatedAt), ms(m.UpdatedAt))
+	return err
+}
+
+// inboxFilter is the WHERE clause of a subscriber's in-app messages.
+func (db *DB) inboxFilter(a *args, scope store.Scope, subscriberID string) string {
+	return "subscriber_id = " + a.add(subscriberID) + " AND environment_id = " + a.add(scope.EnvironmentID) +
+		" AND channel = 'in_app' AND deleted = false"
+}
+
+// payloadCondition compares the payload value at a path with a JSON value.
+func (db *DB) payloadCondition(a *args, c store.PayloadCondition) string {
+	if db.d.name == "postgres" {
+		return "payload #> ARRAY[" + a.list(c.Path) + "]::text[] = " + a.add(string(c.Value)) + "::jsonb"
+	}
+	var path strings.Builder
+	path.WriteString("$")
+	for _, p := range c.Path {
+		path.WriteString(`."` + p + `"`)
+	}
+	return "(payload -> " + a.add(path.String()) + ") = " + a.add(string(c.Value))
+}
+
+// MessageFeed implements store.Inbox.
+func (db *DB) MessageFeed(ctx context.Context, p *store.FeedParams) (store.FeedPage, error) {
+	var page store.FeedPage
+	var a args
+	where := db.inboxFilter(&a, p.Scope, p.SubscriberID)
+	if p.Read != nil {
+		where += " AND read = " + a.add(*p.Read)
+	}
+	if p.Seen != nil {
+		where += " AND seen = " + a.add(*p.Seen)
+	}
+	for _, c := range p.Payload {
+		where += " AND " + db.payloadCondition(&a, c)
+	}
+	countArgs := slices.Clone(a)
+	rows, err := db.r.QueryContext(ctx, "SELECT "+messageCols+" FROM messages WHERE "+where+
+		" ORDER BY created_at DESC, id DESC LIMIT "+a.add(p.Limit+1)+" OFFSET "+a.add(p.Page*p.Limit), a...)
+	if err != nil {
+		return page, fmt.Errorf("sqlstore: feed: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return page, err
+		}
+		page.Messages = append(page.Messages, m)
+	}
+	if err := rows.Err(); err != nil {
+		return page, err
+	}
+	if len(page.Messages) > p.Limit {
+		page.HasMore, page.Messages = true, page.Messages[:p.Limit]
+	}
+	if p.Page == 0 && !page.HasMore {
+		page.TotalCount = len(page.Messages)
+		return page, nil
+	}
+	err = db.r.QueryRowContext(ctx, "SELECT count(*) FROM messages WHERE "+where, countArgs...).Scan(&page.TotalCount)
+	return page, err
+}
+
+// markSets is what each markAs value changes.
+var markSets = map[string]string{
+	store.MarkRead:   "read = true, seen = true, last_read_at = $1, last_seen_at = $1",
+	store.MarkUnread: "read = false, seen = true, last_seen_at = $1",
+	store.MarkSeen:   "seen = true, last_seen_at = $1",
+	store.MarkUnseen: "seen = false",
+}
+
+// MessageMarkAs implements store.Inbox.
+func (db *DB) MessageMarkAs(ctx context.Context, scope store.Scope, subscriberID string, ids []string, markAs string, now time.Time) ([]store.Message, error) {
+	set, ok := markSets[markAs]
+	if !ok {
+		return nil, fmt.Errorf("sqlstore: unknown markAs %q", markAs)
+	}
+	if len(ids) == 0 {
+		return []store.Message{}, nil
+	}
+	a := args{ms(now)}
+	q := "UPDATE messages SET " + set + ", updated_at = $1 WHERE " + db.inboxFilter(&a, scope, subscriberID) +
+		" AND id IN (" + a.list(ids) + ") RETURNING " + messageCols
+	rows, err := db.w.QueryContext(ctx, q, a...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: mark as: %w", err)
+	}
+	defer rows.Close()
+	out := []store.Message{}
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	// Answer in the order the client listed the ids.
+	slices.SortFunc(out, func(x, y store.Message) int { return slices.Index(ids, x.ID) - slices.Index(ids, y.ID) })
+	return out, rows.Err()
+}
+
+// MessageMarkAll implements store.Inbox.
+func (db *DB) MessageMarkAll(ctx context.Context, scope store.Scope, subscriberID, markAs string, now time.Time) (int, error) {
+	set, ok := markSets[markAs]
+	if !ok {
+		return 0, fmt.Errorf("sqlstore: unknown markAs %q", markAs)
+	}
+	a := args{ms(now)}
+	where := db.inboxFilter(&a, scope, subscriberID)
+	if markAs == store.MarkRead {
+		where += " AND read = false"
+	} else {
+		where += " AND seen = false"
+	}
+	res, err := db.w.ExecContext(ctx, "UPDATE messages SET "+set+", updated_at = $1 WHERE "+where, a...)
+	if err != nil {
+		return 0, err
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}
+
+// MessageUnseenCount implements store.Inbox.
+func (db *DB) MessageUnseenCount(ctx context.Context, scope store.Scope, subscriberID string) (int, error) {
+	var a args
+	var n int
+	err := db.r.QueryRowContext(ctx, "SELECT count(*) FROM messages WHERE "+db.inboxFilter(&a, scope, subscriberID)+
+		" AND seen = false", a...).Scan(&n)
+	return n, err
+}
+
+// MessageSetAction implements store.Inbox.
+func (db *DB) MessageSetAction(ctx context.Context, scope store.Scope, subscriberID, messageID string, action store.JSON, now time.Time) (store.Message, error) {
+	var out store.Message
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		var a args
+		m, err := scanMessage(tx.QueryRowContext(ctx, "SELECT "+messageCols+" FROM messages WHERE "+
+			db.inboxFilter(&a, scope, subscriberID)+" AND id = "+a.add(messageID)+db.d.forUpdate, a...))
+		if err != nil {
+			return err
+		}
+		var cta map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(orJSON(m.CTA, "{}")), &cta); err != nil || cta == nil {
+			cta = map[string]json.RawMessage{}
+		}
+		// The new status and result join the buttons the message was created with.
+		merged := map[string]json.RawMessage{}
+		if prev, ok := cta["action"]; ok {
+			_ = json.Unmarshal(prev, &merged)
+		}
+		var next map[string]json.RawMessage
+		if err := json.Unmarshal(action, &next); err != nil {
+			return fmt.Errorf("sqlstore: action: %w", err)
+		}
+		for k, v := range next {
+			merged[k] = v
+		}
+		cta["action"], _ = json.Marshal(merged)
+		enc, _ := json.Marshal(cta)
+		out, err = scanMessage(tx.QueryRowContext(ctx, "UPDATE messages SET cta = $1, updated_at = $2 WHERE id = $3 RETURNING "+
+			messageCols, string(enc), ms(now), messageID))
+		return err
+	})
+	return out, err
+}
+
+// MessageDelete implements store.Inbox.
+func (db *DB) MessageDelete(ctx context.Context, scope store.Scope, messageID string) error {
+	res, err := db.w.ExecContext(ctx, "UPDATE messages SET deleted = true, updated_at = $1 WHERE environment_id = $2"+
+		" AND id = $3 AND deleted = false", ms(db.now()), scope.EnvironmentID, messageID)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return store.ErrNotFound
+	}
+	return nil
+}
+
+// NotificationGet implements store.Inbox.
+func (db *DB) NotificationGet(ctx context.Context, scope store.Scope, id string) (store.NotificationDetail, error) {
+	n, err := scanNotification(db.r.QueryRowContext(ctx, "SELECT "+notificationCols+
+		" FROM notifications WHERE environment_id = $1 AND id = $2", scope.EnvironmentID, id))
+	if err != nil {
+		return store.NotificationDetail{}, err
+	}
+	out, err := db.notificationDetails(ctx, []store.Notification{n})
+	if err != nil {
+		return store.NotificationDetail{}, err
+	}
+	return out[0], nil
+}
+
+// notificationDetails loads the subscriber, workflow, jobs and execution
+// details of notifications, a query per kind.
+func (db *DB) notificationDetails(ctx context.Context, ns []store.Notification) ([]store.NotificationDetail, error) {
+	var nIDs, sIDs, wIDs []string
+	for _, n := range ns {
+		nIDs, sIDs, wIDs = append(nIDs, n.ID), append(sIDs, n.SubscriberID), append(wIDs, n.WorkflowID)
+	}
+	subs, err := subscribersByID(ctx, db.r, slices.Compact(slices.Sorted(slices.Values(sIDs))))
+	if err != nil {
+		return nil, err
+	}
+	wfs, err := workflowsByID(ctx, db.r, slices.Compact(slices.Sorted(slices.Values(wIDs))))
+	if err != nil {
+		return nil, err
+	}
+	jobs := map[string][]store.Job{}
+	var a args
+	rows, err := db.r.QueryContext(ctx, "SELECT "+jobCols+" FROM jobs WHERE notification_id IN ("+a.list(nIDs)+
+		") ORDER BY step_index, created_at, id", a...)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		j, err := scanJob(rows)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		jobs[j.NotificationID] = append(jobs[j.NotificationID], j)
+	}
+	rows.Close()
+	details := map[string][]store.ExecutionDetail{}
+	a = nil
+	rows, err = db.r.QueryContext(ctx, "SELECT "+detailCols+" FROM execution_details WHERE notification_id IN ("+
+		a.list(nIDs)+") ORDER BY created_at, id", a...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		d, err := scanDetail(rows)
+		if err != nil {
+			return nil, err
+		}
+		details[d.JobID] = append(details[d.JobID], d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]store.NotificationDetail, len(ns))
+	for i, n := range ns {
+		out[i] = store.NotificationDetail{Notification: n, Subscriber: subs[n.SubscriberID], Workflow: wfs[n.WorkflowID],
+			Jobs: jobs[n.ID], Details: details}
+	}
+	return out, nil
+}
+
+// NotificationList implements store.Inbox.
+func (db *DB) NotificationList(ctx context.Context, p *store.NotificationListParams) ([]store.NotificationDetail, bool, error) {
+	var a args
+	where := []string{"environment_id = " + a.add(p.EnvironmentID)}
+	if len(p.Channels) > 0 {
+		var ors []string
+		for _, c := range p.Channels {
+			ors = append(ors, "channels LIKE "+a.add(`%"`+c+`"%`))
+		}
+		where = append(where, "("+strings.Join(ors, " OR ")+")")
+	}
+	if len(p.WorkflowIDs) > 0 {
+		where = append(where, "workflow_id IN (SELECT id FROM workflows WHERE environment_id = $1 AND (id IN ("+
+			a.list(p.WorkflowIDs)+") OR workflow_key IN ("+a.list(p.WorkflowIDs)+")))")
+	}
+	if len(p.Emails) > 0 {
+		where = append(where, "subscriber_id IN (SELECT id FROM subscribers WHERE environment_id = $1 AND email IN ("+a.list(p.Emails)+"))")
+	}
+	if len(p.SubscriberIDs) > 0 {
+		where = append(where, "subscriber_id IN (SELECT id FROM subscribers WHERE environment_id = $1 AND subscriber_id IN ("+
+			a.list(p.SubscriberIDs)+"))")
+	}
+	if p.TransactionID != "" {
+		where = append(where, "transaction_id = "+a.add(p.TransactionID))
+	}
+	if p.After != nil {
+		where = append(where, "created_at >= "+a.add(ms(*p.After)))
+	}
+	if p.Before != nil {
+		where = append(where, "created_at <= "+a.add(ms(*p.Before)))
+	}
+	rows, err := db.r.QueryContext(ctx, "SELECT "+notificationCols+" FROM notifications WHERE "+strings.Join(where, " AND ")+
+		" ORDER BY created_at DESC, id DESC LIMIT "+a.add(p.Limit+1)+" OFFSET "+a.add(p.Page*p.Limit), a...)
+	if err != nil {
+		return nil, false, fmt.Errorf("sqlstore: notifications: %w", err)
+	}
+	var ns []store.Notification
+	for rows.Next() {
+		n, err := scanNotification(rows)
+		if err != nil {
+			rows.Close()
+			return nil, false, err
+		}
+		ns = append(ns, n)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, false, err
+	}
+	more := len(ns) > p.Limit
+	if more {
+		ns = ns[:p.Limit]
+	}
+	if len(ns) == 0 {
+		return []store.NotificationDetail{}, false, nil
+	}
+	out, err := db.notificationDetails(ctx, ns)
+	return out, more, err
+}

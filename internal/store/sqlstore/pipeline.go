@@ -1,0 +1,403 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/herald-notify/herald/internal/id"
+	"github.com/herald-notify/herald/internal/store"
+)
+
+const notificationCols = "id, organization_id, environment_id, workflow_id, subscriber_id, transaction_id, payload, overrides," +
+	" actor, recipient, tags, channels, digested_notification_id, created_at, updated_at"
+
+func scanNotification(row interface{ Scan(...any) error }) (store.Notification, error) {
+	var n store.Notification
+	var payload, overrides, tags, channels string
+	var actor, to, digested sql.NullString
+	var created, updated int64
+	err := row.Scan(&n.ID, &n.OrganizationID, &n.EnvironmentID, &n.WorkflowID, &n.SubscriberID, &n.TransactionID,
+		&payload, &overrides, &actor, &to, &tags, &channels, &digested, &created, &updated)
+	if err != nil {
+		return n, notFound(err)
+	}
+	n.Payload, n.Overrides = store.JSON(payload), store.JSON(overrides)
+	if actor.Valid {
+		n.Actor = store.JSON(actor.String)
+	}
+	if to.Valid {
+		n.To = store.JSON(to.String)
+	}
+	if err := json.Unmarshal([]byte(tags), &n.Tags); err != nil {
+		return n, fmt.Errorf("sqlstore: notification %s tags: %w", n.ID, err)
+	}
+	if err := json.Unmarshal([]byte(channels), &n.Channels); err != nil {
+		return n, fmt.Errorf("sqlstore: notification %s channels: %w", n.ID, err)
+	}
+	n.DigestedNotificationID = digested.String
+	n.CreatedAt, n.UpdatedAt = fromMS(created), fromMS(updated)
+	return n, nil
+}
+
+const jobCols = "id, organization_id, environment_id, notification_id, subscriber_id, workflow_id, transaction_id, step_id," +
+	" step_index, type, provider_id, status, run_at, lease_until, attempts, digest, digest_key, error," +
+	" schedule_extensions_count, created_at, updated_at"
+
+func scanJob(row interface{ Scan(...any) error }) (store.Job, error) {
+	var j store.Job
+	var runAt, created, updated int64
+	var lease sql.NullInt64
+	var digest, digestKey sql.NullString
+	err := row.Scan(&j.ID, &j.OrganizationID, &j.EnvironmentID, &j.NotificationID, &j.SubscriberID, &j.WorkflowID,
+		&j.TransactionID, &j.StepID, &j.StepIndex, &j.Type, &j.ProviderID, &j.Status, &runAt, &lease, &j.Attempts,
+		&digest, &digestKey, &j.Error, &j.ScheduleExtensionsCount, &created, &updated)
+	if err != nil {
+		return j, notFound(err)
+	}
+	j.RunAt, j.LeaseUntil = fromMS(runAt), fromNullMS(lease)
+	if digest.Valid {
+		j.Digest = store.JSON(digest.String)
+	}
+	if digestKey.Valid {
+		j.DigestKey = &digestKey.String
+	}
+	j.CreatedAt, j.UpdatedAt = fromMS(created), fromMS(updated)
+	return j, nil
+}
+
+const detailCols = "id, job_id, notification_id, environment_id, status, source, detail, is_retry, is_test, provider_id, raw, created_at"
+
+func scanDetail(row interface{ Scan(...any) error }) (store.ExecutionDetail, error) {
+	var d store.ExecutionDetail
+	var provider sql.NullString
+	var created int64
+	err := row.Scan(&d.ID, &d.JobID, &d.NotificationID, &d.EnvironmentID, &d.Status, &d.Source, &d.Detail, &d.IsRetry,
+		&d.IsTest, &provider, &d.Raw, &created)
+	d.ProviderID, d.CreatedAt = provider.String, fromMS(created)
+	return d, notFound(err)
+}
+
+// insertDetails writes execution details in one statement.
+func insertDetails(ctx context.Context, q querier, ds []store.ExecutionDetail) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	var a args
+	rows := make([]string, len(ds))
+	for i, d := range ds {
+		var provider any
+		if d.ProviderID != "" {
+			provider = d.ProviderID
+		}
+		rows[i] = "(" + strings.Join([]string{a.add(d.ID), a.add(d.JobID), a.add(d.NotificationID), a.add(d.EnvironmentID),
+			a.add(d.Status), a.add(d.Source), a.add(d.Detail), a.add(d.IsRetry), a.add(d.IsTest), a.add(provider),
+			a.add(d.Raw), a.add(ms(d.CreatedAt))}, ", ") + ")"
+	}
+	_, err := q.ExecContext(ctx, "INSERT INTO execution_details ("+detailCols+") VALUES "+strings.Join(rows, ", "), a...)
+	return err
+}
+
+// Trigger implements store.Pipeline.
+func (db *DB) Trigger(ctx context.Context, p *store.TriggerParams) (store.TriggerResult, error) {
+	var res store.TriggerResult
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		r, err := tx.ExecContext(ctx, "INSERT INTO transactions (environment_id, transaction_id, workflow_id, created_at)"+
+			" VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING", p.EnvironmentID, p.TransactionID, p.Workflow.ID, ms(p.Now))
+		if err != nil {
+			return err
+		}
+		if n, _ := r.RowsAffected(); n == 0 {
+			res.Duplicate = true
+			return nil
+		}
+		channels := make([]string, 0, len(p.Workflow.Steps))
+		for _, s := range p.Workflow.Steps {
+			channels = append(channels, s.Type)
+		}
+		for _, rcp := range p.Recipients {
+			sub, err := db.triggerSubscriber(ctx, tx, p, rcp)
+			if err != nil {
+				return err
+			}
+			n := store.Notification{
+				ID: id.NewAt(p.Now), OrganizationID: p.OrganizationID, EnvironmentID: p.EnvironmentID,
+				WorkflowID: p.Workflow.ID, SubscriberID: sub.ID, TransactionID: p.TransactionID, Payload: p.Payload,
+				Overrides: p.Overrides, Actor: p.Actor, Tags: p.Tags, Channels: channels, CreatedAt: p.Now, UpdatedAt: p.Now,
+			}
+			n.To, _ = json.Marshal(map[string]any{"subscriberId": sub.SubscriberID})
+			if _, err := tx.ExecContext(ctx, "INSERT INTO notifications ("+notificationCols+") VALUES"+
+				" ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, NULL, $13, $14)",
+				n.ID, n.OrganizationID, n.EnvironmentID, n.WorkflowID, n.SubscriberID, n.TransactionID,
+				orJSON(n.Payload, "{}"), orJSON(n.Overrides, "{}"), nullJSON(n.Actor), nullJSON(n.To),
+				marshalText(n.Tags, "[]"), marshalText(n.Channels, "[]"), ms(n.CreatedAt), ms(n.UpdatedAt)); err != nil {
+				return err
+			}
+			if err := insertJobs(ctx, tx, p, n); err != nil {
+				return err
+			}
+			res.Notifications = append(res.Notifications, n)
+		}
+		if db.d.name == "postgres" && len(p.Workflow.Steps) > 0 {
+			// Delivered at commit, to the workers of every process.
+			if _, err := tx.ExecContext(ctx, "SELECT pg_notify('"+jobsChannel+"', '')"); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return res, err
+}
+
+// triggerSubscriber upserts the recipient, or finds it, creating a bare
+// subscriber for an unknown subscriberId.
+func (db *DB) triggerSubscriber(ctx context.Context, tx *sql.Tx, p *store.TriggerParams, r store.Recipient) (store.Subscriber, error) {
+	up := r.Upsert
+	if up == nil {
+		s, err := scanSubscriber(tx.QueryRowContext(ctx, "SELECT "+subscriberCols+" FROM subscribers"+
+			" WHERE environment_id = $1 AND subscriber_id = $2 AND deleted = false", p.EnvironmentID, r.SubscriberID))
+		if !errors.Is(err, store.ErrNotFound) {
+			return s, err
+		}
+		up = &store.SubscriberUpsertParams{Scope: p.Scope, SubscriberID: r.SubscriberID}
+	}
+	up.Scope = p.Scope
+	s, _, err := db.subscriberUpsert(ctx, tx, up, p.Now)
+	return s, err
+}
+
+// insertJobs writes one job per step, the first queued and the rest
+// pending, with a "queued" execution detail each.
+func insertJobs(ctx context.Context, tx *sql.Tx, p *store.TriggerParams, n store.Notification) error {
+	steps := p.Workflow.Steps
+	if len(steps) == 0 {
+		return nil
+	}
+	var a args
+	rows := make([]string, len(steps))
+	details := make([]store.ExecutionDetail, len(steps))
+	for i, s := range steps {
+		status := store.JobPending
+		if i == 0 {
+			status = store.JobQueued
+		}
+		jobID := id.NewAt(p.Now)
+		provider := p.ProviderFor(s.Type)
+		rows[i] = "(" + strings.Join([]string{a.add(jobID), a.add(n.OrganizationID), a.add(n.EnvironmentID), a.add(n.ID),
+			a.add(n.SubscriberID), a.add(n.WorkflowID), a.add(n.TransactionID), a.add(s.ID), a.add(i), a.add(s.Type),
+			a.add(provider), a.add(status), a.add(ms(p.Now)), "NULL", "0", "NULL", "NULL", "''", "0",
+			a.add(ms(p.Now)), a.add(ms(p.Now))}, ", ") + ")"
+		details[i] = store.ExecutionDetail{ID: id.NewAt(p.Now), JobID: jobID, NotificationID: n.ID, EnvironmentID: n.EnvironmentID,
+			Status: "Pending", Source: "Internal", Detail: "Step queued", ProviderID: provider, CreatedAt: p.Now}
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO jobs ("+jobCols+") VALUES "+strings.Join(rows, ", "), a...); err != nil {
+		return err
+	}
+	return insertDetails(ctx, tx, details)
+}
+
+// TriggerCancel implements store.Pipeline.
+func (db *DB) TriggerCancel(ctx context.Context, scope store.Scope, transactionID string) (int, error) {
+	now := db.now()
+	var n int64
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, "UPDATE jobs SET status = 'canceled', updated_at = $1 WHERE environment_id = $2"+
+			" AND transaction_id = $3 AND status IN ('pending', 'queued', 'delayed') RETURNING id, notification_id, provider_id",
+			ms(now), scope.EnvironmentID, transactionID)
+		if err != nil {
+			return err
+		}
+		var details []store.ExecutionDetail
+		for rows.Next() {
+			d := store.ExecutionDetail{ID: id.New(), EnvironmentID: scope.EnvironmentID, Status: "Warning", Source: "Internal",
+				Detail: "Step canceled before it ran", CreatedAt: now}
+			if err := rows.Scan(&d.JobID, &d.NotificationID, &d.ProviderID); err != nil {
+				rows.Close()
+				return err
+			}
+			details = append(details, d)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		n = int64(len(details))
+		return insertDetails(ctx, tx, details)
+	})
+	return int(n), err
+}
+
+// JobClaim implements store.Pipeline: one statement leases the due jobs
+// (FOR UPDATE SKIP LOCKED on PostgreSQL; SQLite has one writer anyway).
+func (db *DB) JobClaim(ctx context.Context, limit int, lease time.Duration, now time.Time) ([]store.Claimed, error) {
+	skip := ""
+	if db.d.name == "postgres" {
+		skip = " FOR UPDATE SKIP LOCKED"
+	}
+	rows, err := db.w.QueryContext(ctx, "UPDATE jobs SET status = 'running', lease_until = $1, attempts = attempts + 1,"+
+		" updated_at = $2 WHERE id IN (SELECT id FROM jobs WHERE status = 'queued' AND run_at <= $2 ORDER BY run_at"+
+		" LIMIT $3"+skip+") RETURNING "+jobCols, ms(now.Add(lease)), ms(now), limit)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: claim: %w", err)
+	}
+	var jobs []store.Job
+	for rows.Next() {
+		j, err := scanJob(rows)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		jobs = append(jobs, j)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(jobs) == 0 {
+		return nil, err
+	}
+	return db.loadClaimed(ctx, jobs)
+}
+
+// loadClaimed fetches the notifications, subscribers and workflows of jobs.
+func (db *DB) loadClaimed(ctx context.Context, jobs []store.Job) ([]store.Claimed, error) {
+	var nIDs, sIDs, wIDs []string
+	seen := map[string]bool{}
+	for _, j := range jobs {
+		for _, x := range []struct {
+			v   string
+			dst *[]string
+		}{{j.NotificationID, &nIDs}, {j.SubscriberID, &sIDs}, {j.WorkflowID, &wIDs}} {
+			if !seen[x.v] {
+				seen[x.v] = true
+				*x.dst = append(*x.dst, x.v)
+			}
+		}
+	}
+	ns, err := notificationsByID(ctx, db.r, nIDs)
+	if err != nil {
+		return nil, err
+	}
+	subs, err := subscribersByID(ctx, db.r, sIDs)
+	if err != nil {
+		return nil, err
+	}
+	wfs, err := workflowsByID(ctx, db.r, wIDs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]store.Claimed, 0, len(jobs))
+	for _, j := range jobs {
+		out = append(out, store.Claimed{Job: j, Notification: ns[j.NotificationID], Subscriber: subs[j.SubscriberID], Workflow: wfs[j.WorkflowID]})
+	}
+	return out, nil
+}
+
+func notificationsByID(ctx context.Context, q querier, ids []string) (map[string]store.Notification, error) {
+	out := map[string]store.Notification{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var a args
+	rows, err := q.QueryContext(ctx, "SELECT "+notificationCols+" FROM notifications WHERE id IN ("+a.list(ids)+")", a...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		n, err := scanNotification(rows)
+		if err != nil {
+			return nil, err
+		}
+		out[n.ID] = n
+	}
+	return out, rows.Err()
+}
+
+// subscribersByID loads subscribers by _id, deleted ones included.
+func subscribersByID(ctx context.Context, q querier, ids []string) (map[string]store.Subscriber, error) {
+	out := map[string]store.Subscriber{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var a args
+	rows, err := q.QueryContext(ctx, "SELECT "+subscriberCols+" FROM subscribers WHERE id IN ("+a.list(ids)+")", a...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		s, err := scanSubscriber(rows)
+		if err != nil {
+			return nil, err
+		}
+		out[s.ID] = s
+	}
+	return out, rows.Err()
+}
+
+// JobFinish implements store.Pipeline: all outcomes in one transaction; the
+// job row is updated first, guarded by its lease, so a worker whose lease was
+// taken over writes nothing.
+func (db *DB) JobFinish(ctx context.Context, outcomes []store.JobOutcome, now time.Time) ([]bool, error) {
+	applied := make([]bool, len(outcomes))
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		for i, o := range outcomes {
+			runAt := o.Job.RunAt
+			if o.Status == store.JobQueued {
+				runAt = o.RetryAt
+			}
+			res, err := tx.ExecContext(ctx, "UPDATE jobs SET status = $1, lease_until = NULL, error = $2, run_at = $3,"+
+				" updated_at = $4 WHERE id = $5 AND status = 'running' AND attempts = $6",
+				o.Status, o.Error, ms(runAt), ms(now), o.Job.ID, o.Job.Attempts)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				continue
+			}
+			applied[i] = true
+			if o.Message != nil {
+				if err := insertMessage(ctx, tx, o.Message); err != nil {
+					return err
+				}
+			}
+			if err := insertDetails(ctx, tx, o.Details); err != nil {
+				return err
+			}
+			if o.ContinueWorkflow {
+				if _, err := tx.ExecContext(ctx, "UPDATE jobs SET status = 'queued', run_at = $1, updated_at = $1"+
+					" WHERE notification_id = $2 AND step_index = $3 AND status = 'pending'",
+					ms(now), o.Job.NotificationID, o.Job.StepIndex+1); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	return applied, err
+}
+
+// JobRescue implements store.Pipeline.
+func (db *DB) JobRescue(ctx context.Context, now time.Time) (int, error) {
+	res, err := db.w.ExecContext(ctx, "UPDATE jobs SET status = 'queued', lease_until = NULL, run_at = $1, updated_at = $1"+
+		" WHERE status = 'running' AND lease_until < $1", ms(now))
+	if err != nil {
+		return 0, err
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}
+
+// JobNextRunAt implements store.Pipeline.
+func (db *DB) JobNextRunAt(ctx context.Context) (time.Time, error) {
+	var v sql.NullInt64
+	if err := db.r.QueryRowContext(ctx, "SELECT min(run_at) FROM jobs WHERE status = 'queued'").Scan(&v); err != nil {
+		return time.Time{}, err
+	}
+	if !v.Valid {
+		return time.Time{}, nil
+	}
+	return fromMS(v.Int64), nil
+}

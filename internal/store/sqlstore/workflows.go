@@ -1,0 +1,164 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/herald-notify/herald/internal/store"
+)
+
+const workflowCols = "id, organization_id, environment_id, workflow_key, name, description, tags, active, critical, severity," +
+	" preferences, payload_schema, steps, deleted, last_triggered_at, created_at, updated_at"
+
+func scanWorkflow(row interface{ Scan(...any) error }) (store.Workflow, error) {
+	var w store.Workflow
+	var tags, prefs, steps string
+	var schema sql.NullString
+	var last sql.NullInt64
+	var created, updated int64
+	err := row.Scan(&w.ID, &w.OrganizationID, &w.EnvironmentID, &w.Key, &w.Name, &w.Description, &tags, &w.Active,
+		&w.Critical, &w.Severity, &prefs, &schema, &steps, &w.Deleted, &last, &created, &updated)
+	if err != nil {
+		return w, notFound(err)
+	}
+	if err := json.Unmarshal([]byte(tags), &w.Tags); err != nil {
+		return w, fmt.Errorf("sqlstore: workflow %s tags: %w", w.ID, err)
+	}
+	if err := json.Unmarshal([]byte(steps), &w.Steps); err != nil {
+		return w, fmt.Errorf("sqlstore: workflow %s steps: %w", w.ID, err)
+	}
+	w.Preferences = store.JSON(prefs)
+	if schema.Valid {
+		w.PayloadSchema = store.JSON(schema.String)
+	}
+	w.LastTriggeredAt = fromNullMS(last)
+	w.CreatedAt, w.UpdatedAt = fromMS(created), fromMS(updated)
+	return w, nil
+}
+
+func marshalText(v any, empty string) string {
+	b, err := json.Marshal(v)
+	if err != nil || string(b) == "null" {
+		return empty
+	}
+	return string(b)
+}
+
+// WorkflowCreate implements store.Workflows.
+func (db *DB) WorkflowCreate(ctx context.Context, w *store.Workflow) error {
+	_, err := db.w.ExecContext(ctx, "INSERT INTO workflows ("+workflowCols+") VALUES"+
+		" ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
+		w.ID, w.OrganizationID, w.EnvironmentID, w.Key, w.Name, w.Description, marshalText(w.Tags, "[]"), w.Active,
+		w.Critical, w.Severity, orJSON(w.Preferences, "{}"), nullJSON(w.PayloadSchema), marshalText(w.Steps, "[]"),
+		w.Deleted, nullMS(w.LastTriggeredAt), ms(w.CreatedAt), ms(w.UpdatedAt))
+	if db.d.unique(err) {
+		return store.ErrConflict
+	}
+	return err
+}
+
+// WorkflowGet implements store.Workflows.
+func (db *DB) WorkflowGet(ctx context.Context, scope store.Scope, idOrKey string) (store.Workflow, error) {
+	return scanWorkflow(db.r.QueryRowContext(ctx, "SELECT "+workflowCols+" FROM workflows WHERE environment_id = $1"+
+		" AND deleted = false AND (workflow_key = $2 OR id = $2) ORDER BY (workflow_key = $2) DESC LIMIT 1", scope.EnvironmentID, idOrKey))
+}
+
+// WorkflowList implements store.Workflows.
+func (db *DB) WorkflowList(ctx context.Context, p store.WorkflowListParams) ([]store.Workflow, int, error) {
+	var a args
+	where := "environment_id = " + a.add(p.EnvironmentID) + " AND deleted = false"
+	if p.Query != "" {
+		c1, v1 := db.d.substring("name", "$"+fmt.Sprint(len(a)+1), p.Query)
+		a = append(a, v1)
+		c2, v2 := db.d.substring("workflow_key", "$"+fmt.Sprint(len(a)+1), p.Query)
+		a = append(a, v2)
+		where += " AND (" + c1 + " OR " + c2 + ")"
+	}
+	var total int
+	if err := db.r.QueryRowContext(ctx, "SELECT count(*) FROM workflows WHERE "+where, a...).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	rows, err := db.r.QueryContext(ctx, "SELECT "+workflowCols+" FROM workflows WHERE "+where+
+		" ORDER BY created_at DESC, id DESC LIMIT "+a.add(p.Limit)+" OFFSET "+a.add(p.Offset), a...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	out := []store.Workflow{}
+	for rows.Next() {
+		w, err := scanWorkflow(rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, w)
+	}
+	return out, total, rows.Err()
+}
+
+// WorkflowUpdate implements store.Workflows.
+func (db *DB) WorkflowUpdate(ctx context.Context, w *store.Workflow) error {
+	w.UpdatedAt = db.now()
+	res, err := db.w.ExecContext(ctx, "UPDATE workflows SET workflow_key = $1, name = $2, description = $3, tags = $4,"+
+		" active = $5, critical = $6, severity = $7, preferences = $8, payload_schema = $9, steps = $10, updated_at = $11"+
+		" WHERE environment_id = $12 AND id = $13 AND deleted = false",
+		w.Key, w.Name, w.Description, marshalText(w.Tags, "[]"), w.Active, w.Critical, w.Severity,
+		orJSON(w.Preferences, "{}"), nullJSON(w.PayloadSchema), marshalText(w.Steps, "[]"), ms(w.UpdatedAt),
+		w.EnvironmentID, w.ID)
+	if db.d.unique(err) {
+		return store.ErrConflict
+	}
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return store.ErrNotFound
+	}
+	return nil
+}
+
+// WorkflowDelete implements store.Workflows.
+func (db *DB) WorkflowDelete(ctx context.Context, scope store.Scope, id string) error {
+	res, err := db.w.ExecContext(ctx, "UPDATE workflows SET deleted = true, updated_at = $1 WHERE environment_id = $2"+
+		" AND id = $3 AND deleted = false", ms(db.now()), scope.EnvironmentID, id)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return store.ErrNotFound
+	}
+	return nil
+}
+
+// workflowsByID loads workflows (deleted ones too: their runs still need them).
+func workflowsByID(ctx context.Context, q querier, ids []string) (map[string]store.Workflow, error) {
+	out := map[string]store.Workflow{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var a args
+	rows, err := q.QueryContext(ctx, "SELECT "+workflowCols+" FROM workflows WHERE id IN ("+a.list(ids)+")", a...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		w, err := scanWorkflow(rows)
+		if err != nil {
+			return nil, err
+		}
+		out[w.ID] = w
+	}
+	return out, rows.Err()
+}
+
+// list adds each value and returns their placeholders joined by commas.
+func (a *args) list(values []string) string {
+	ph := make([]string, len(values))
+	for i, v := range values {
+		ph[i] = a.add(v)
+	}
+	return strings.Join(ph, ", ")
+}

@@ -1,0 +1,197 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// Workflow is a notification workflow: the ordered steps a trigger runs.
+type Workflow struct {
+	ID              string
+	OrganizationID  string
+	EnvironmentID   string
+	Key             string // the client's workflowId, the trigger name
+	Name            string
+	Description     string
+	Tags            []string
+	Active          bool
+	Critical        bool
+	Severity        string
+	Preferences     JSON
+	PayloadSchema   JSON
+	Steps           []Step
+	Deleted         bool
+	LastTriggeredAt *time.Time
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+}
+
+// Step is one step of a workflow.
+type Step struct {
+	ID            string         `json:"_id"`
+	StepID        string         `json:"stepId"`
+	Name          string         `json:"name"`
+	Type          string         `json:"type"`
+	ControlValues map[string]any `json:"controlValues"`
+}
+
+// WorkflowListParams pages workflows.
+type WorkflowListParams struct {
+	Scope
+	Offset, Limit int
+	Query         string // substring of name or workflowId
+}
+
+// Workflows keeps workflows.
+type Workflows interface {
+	// WorkflowCreate inserts; a taken Key is ErrConflict.
+	WorkflowCreate(ctx context.Context, w *Workflow) error
+	// WorkflowGet finds a workflow by its _id or its Key.
+	WorkflowGet(ctx context.Context, scope Scope, idOrKey string) (Workflow, error)
+	WorkflowList(ctx context.Context, p WorkflowListParams) ([]Workflow, int, error)
+	// WorkflowUpdate writes every field of w (found by ID and scope).
+	WorkflowUpdate(ctx context.Context, w *Workflow) error
+	WorkflowDelete(ctx context.Context, scope Scope, id string) error
+}
+
+// Job statuses.
+const (
+	JobPending   = "pending"
+	JobQueued    = "queued"
+	JobRunning   = "running"
+	JobCompleted = "completed"
+	JobFailed    = "failed"
+	JobCanceled  = "canceled"
+	JobSkipped   = "skipped"
+	JobDelayed   = "delayed"
+	JobMerged    = "merged"
+)
+
+// Notification is one recipient's run of a triggered workflow.
+type Notification struct {
+	ID                     string
+	OrganizationID         string
+	EnvironmentID          string
+	WorkflowID             string
+	SubscriberID           string // the subscriber's _id
+	TransactionID          string
+	Payload                JSON
+	Overrides              JSON
+	Actor                  JSON // nil when none
+	To                     JSON
+	Tags                   []string
+	Channels               []string
+	DigestedNotificationID string
+	CreatedAt              time.Time
+	UpdatedAt              time.Time
+}
+
+// Job is one step of one notification: the unit of background work.
+type Job struct {
+	ID                      string
+	OrganizationID          string
+	EnvironmentID           string
+	NotificationID          string
+	SubscriberID            string
+	WorkflowID              string
+	TransactionID           string
+	StepID                  string // the workflow step's _id
+	StepIndex               int
+	Type                    string
+	ProviderID              string
+	Status                  string
+	RunAt                   time.Time
+	LeaseUntil              *time.Time
+	Attempts                int
+	Digest                  JSON
+	DigestKey               *string
+	Error                   string
+	ScheduleExtensionsCount int
+	CreatedAt               time.Time
+	UpdatedAt               time.Time
+}
+
+// ExecutionDetail records one thing that happened to a job.
+type ExecutionDetail struct {
+	ID             string
+	JobID          string
+	NotificationID string
+	EnvironmentID  string
+	Status         string // Success, Warning, Failed, Pending, Queued, ReadConfirmation
+	Source         string // Credentials, Internal, Payload, Webhook
+	Detail         string
+	IsRetry        bool
+	IsTest         bool
+	ProviderID     string
+	Raw            *string
+	CreatedAt      time.Time
+}
+
+// Recipient is one addressee of a trigger: an existing subscriberId, or
+// attributes to upsert.
+type Recipient struct {
+	SubscriberID string
+	// Upsert, when non-nil, creates or updates the subscriber first.
+	Upsert *SubscriberUpsertParams
+}
+
+// TriggerParams is one triggered event.
+type TriggerParams struct {
+	Scope
+	Workflow      Workflow
+	TransactionID string
+	Recipients    []Recipient
+	Payload       JSON
+	Overrides     JSON
+	Actor         JSON
+	Tags          []string
+	// ProviderFor gives the provider of a step's job by step type.
+	ProviderFor func(stepType string) string
+	Now         time.Time
+}
+
+// TriggerResult says what a trigger created.
+type TriggerResult struct {
+	// Duplicate is true when the transactionId was used before: nothing was created.
+	Duplicate     bool
+	Notifications []Notification
+}
+
+// Claimed is a job claimed by a worker, with what running it needs.
+type Claimed struct {
+	Job          Job
+	Notification Notification
+	Subscriber   Subscriber
+	Workflow     Workflow
+}
+
+// JobOutcome is what running a claimed job produced; JobFinish writes it atomically.
+type JobOutcome struct {
+	Job     Job    // as claimed (ID and Attempts guard against a stale worker)
+	Status  string // completed, failed, queued (retry), skipped, canceled
+	RetryAt time.Time
+	Error   string
+	Message *Message
+	Details []ExecutionDetail
+	// ContinueWorkflow queues the next step of the notification.
+	ContinueWorkflow bool
+}
+
+// Pipeline is the trigger pipeline's persistence: triggers and the jobs queue.
+type Pipeline interface {
+	// Trigger creates, in one transaction, the notification of each
+	// recipient and one job per workflow step, the first queued.
+	Trigger(ctx context.Context, p *TriggerParams) (TriggerResult, error)
+	// TriggerCancel cancels the jobs of a transaction that have not run yet
+	// and reports how many.
+	TriggerCancel(ctx context.Context, scope Scope, transactionID string) (int, error)
+	// JobClaim leases up to limit due jobs to a worker.
+	JobClaim(ctx context.Context, limit int, lease time.Duration, now time.Time) ([]Claimed, error)
+	// JobFinish writes the outcomes of claimed jobs; an outcome whose job is
+	// no longer leased under the same attempt is dropped and reported false.
+	JobFinish(ctx context.Context, outcomes []JobOutcome, now time.Time) ([]bool, error)
+	// JobRescue queues again the running jobs whose lease expired.
+	JobRescue(ctx context.Context, now time.Time) (int, error)
+	// JobNextRunAt is the earliest run time of a queued job (zero: none).
+	JobNextRunAt(ctx context.Context) (time.Time, error)
+}
