@@ -163,16 +163,20 @@ func (e *Engine) rescueLoop(ctx context.Context) {
 	}
 }
 
-// RunOnce claims one batch of due jobs, runs them and writes the outcomes;
-// it returns how many jobs it ran.
+// RunOnce resumes the due delayed jobs, claims one batch of due jobs, runs
+// them and writes the outcomes; it returns how many jobs it moved.
 func (e *Engine) RunOnce(ctx context.Context) (int, error) {
+	resumed, err := e.o.Store.JobResumeDue(ctx, e.now())
+	if err != nil {
+		return 0, err
+	}
 	claimed, err := e.o.Store.JobClaim(ctx, e.o.Batch, e.o.Lease, e.now())
 	if err != nil || len(claimed) == 0 {
-		return 0, err
+		return resumed, err
 	}
 	outcomes := make([]store.JobOutcome, len(claimed))
 	for i, c := range claimed {
-		outcomes[i] = e.run(c)
+		outcomes[i] = e.run(ctx, c)
 	}
 	applied, err := e.o.Store.JobFinish(ctx, outcomes, e.now())
 	if err != nil {
@@ -183,5 +187,5 @@ func (e *Engine) RunOnce(ctx context.Context) (int, error) {
 			e.log.Warn("dropped the outcome of a job whose lease was lost", "jobId", outcomes[i].Job.ID)
 		}
 	}
-	return len(claimed), nil
+	return resumed + len(claimed), nil
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -9,7 +10,7 @@ import (
 )
 
 // run runs one claimed job and says what to write.
-func (e *Engine) run(c store.Claimed) store.JobOutcome {
+func (e *Engine) run(ctx context.Context, c store.Claimed) store.JobOutcome {
 	o := store.JobOutcome{Job: c.Job, ContinueWorkflow: true}
 	var step *store.Step
 	for i := range c.Workflow.Steps {
@@ -23,20 +24,28 @@ func (e *Engine) run(c store.Claimed) store.JobOutcome {
 	if c.Job.Attempts > e.o.MaxAttempts {
 		return e.fail(o, "Internal", fmt.Sprintf("Gave up after %d attempts", c.Job.Attempts-1))
 	}
+	ctl, err := e.render.controls(step.ControlValues, bindings(c.Subscriber, c.Notification.Payload, digestStep(c.Digest)))
+	if err != nil {
+		return e.fail(o, "Payload", "Template rendering failed: "+err.Error())
+	}
 	switch step.Type {
 	case "in_app":
-		return e.inApp(o, c, step)
+		return e.inApp(o, c, ctl)
+	case "delay":
+		return e.delay(o, c, ctl)
+	case "digest":
+		return e.digest(ctx, o, c, ctl)
 	case "email", "sms", "chat", "push":
 		return e.fail(o, "Internal", fmt.Sprintf("Delivery over %s is not built yet: nothing was sent", step.Type))
 	default:
-		return e.fail(o, "Internal", fmt.Sprintf("Steps of type %s are not built yet: the step did not run", step.Type))
+		return e.fail(o, "Internal", fmt.Sprintf("Steps of type %s are not supported: the step did not run", step.Type))
 	}
 }
 
 // detail is an execution detail of the outcome's job.
 func (e *Engine) detail(o store.JobOutcome, status, source, text string, raw *string) store.ExecutionDetail {
 	return store.ExecutionDetail{
-		ID: id.New(), JobID: o.Job.ID, NotificationID: o.Job.NotificationID, EnvironmentID: o.Job.EnvironmentID,
+		ID: id.NewAt(e.now()), JobID: o.Job.ID, NotificationID: o.Job.NotificationID, EnvironmentID: o.Job.EnvironmentID,
 		Status: status, Source: source, Detail: text, IsRetry: o.Job.Attempts > 1, ProviderID: o.Job.ProviderID,
 		Raw: raw, CreatedAt: e.now(),
 	}
@@ -48,13 +57,8 @@ func (e *Engine) fail(o store.JobOutcome, source, text string) store.JobOutcome 
 	return o
 }
 
-// inApp renders the step's controls and creates the inbox message.
-func (e *Engine) inApp(o store.JobOutcome, c store.Claimed, step *store.Step) store.JobOutcome {
-	b := bindings(c.Subscriber, c.Notification.Payload, nil)
-	ctl, err := e.render.controls(step.ControlValues, b)
-	if err != nil {
-		return e.fail(o, "Payload", "Template rendering failed: "+err.Error())
-	}
+// inApp creates the inbox message from the rendered controls.
+func (e *Engine) inApp(o store.JobOutcome, c store.Claimed, ctl map[string]any) store.JobOutcome {
 	now := e.now()
 	m := &store.Message{
 		ID: id.NewAt(now), OrganizationID: c.Job.OrganizationID, EnvironmentID: c.Job.EnvironmentID,

@@ -163,18 +163,61 @@ type Claimed struct {
 	Notification Notification
 	Subscriber   Subscriber
 	Workflow     Workflow
+	// Digest is the metadata (with events) of the notification's finished
+	// digest step, for the steps after it.
+	Digest JSON
 }
 
 // JobOutcome is what running a claimed job produced; JobFinish writes it atomically.
 type JobOutcome struct {
-	Job     Job    // as claimed (ID and Attempts guard against a stale worker)
-	Status  string // completed, failed, queued (retry), skipped, canceled
-	RetryAt time.Time
+	Job    Job    // as claimed (ID and Attempts guard against a stale worker)
+	Status string // completed, failed, queued (retry), delayed, skipped, canceled
+	// RunAt is when a queued (retried) or delayed job runs next.
+	RunAt   time.Time
 	Error   string
 	Message *Message
 	Details []ExecutionDetail
+	// Digest, when set, is written as the job's digest metadata.
+	Digest JSON
 	// ContinueWorkflow queues the next step of the notification.
 	ContinueWorkflow bool
+	// SkipRest marks the notification's later steps skipped.
+	SkipRest bool
+	// Handled says the outcome was written already (digest steps): JobFinish skips it.
+	Handled bool
+}
+
+// DigestJoinParams places a claimed digest job into its digest window.
+type DigestJoinParams struct {
+	Job Job
+	// Key is the digestKey value read from the payload ("" when none).
+	Key string
+	// WindowEnd is when a window opened now closes.
+	WindowEnd time.Time
+	// Backoff, when positive, sends the first event of a quiet period at
+	// once: no digest job of this key in the Backoff before now.
+	Backoff time.Duration
+	// Event is this job's event (its payload) for the digest's events.
+	Event JSON
+	// Metadata is the digest metadata without events.
+	Metadata map[string]any
+	Now      time.Time
+}
+
+// Digest outcomes.
+const (
+	DigestMerged    = "merged"    // joined an open window
+	DigestLeader    = "leader"    // opened a window, waits for it to close
+	DigestImmediate = "immediate" // backoff: went out at once
+)
+
+// DigestJoinResult says what DigestJoin did.
+type DigestJoinResult struct {
+	Outcome string
+	// LeaderNotificationID is the notification whose digest this event joined.
+	LeaderNotificationID string
+	// Applied is false when the job's lease was lost: nothing was written.
+	Applied bool
 }
 
 // Pipeline is the trigger pipeline's persistence: triggers and the jobs queue.
@@ -192,6 +235,12 @@ type Pipeline interface {
 	JobFinish(ctx context.Context, outcomes []JobOutcome, now time.Time) ([]bool, error)
 	// JobRescue queues again the running jobs whose lease expired.
 	JobRescue(ctx context.Context, now time.Time) (int, error)
-	// JobNextRunAt is the earliest run time of a queued job (zero: none).
+	// JobNextRunAt is the earliest run time of a queued or delayed job (zero: none).
 	JobNextRunAt(ctx context.Context) (time.Time, error)
+	// JobResumeDue completes the delayed jobs that are due (delays over,
+	// digest windows closed) and queues their next steps.
+	JobResumeDue(ctx context.Context, now time.Time) (int, error)
+	// DigestJoin merges a digest job into the open window of its key, opens
+	// a window, or (backoff) lets it go at once — atomically under concurrency.
+	DigestJoin(ctx context.Context, p *DigestJoinParams) (DigestJoinResult, error)
 }

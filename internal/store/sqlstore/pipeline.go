@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -213,7 +214,7 @@ func (db *DB) TriggerCancel(ctx context.Context, scope store.Scope, transactionI
 		}
 		var details []store.ExecutionDetail
 		for rows.Next() {
-			d := store.ExecutionDetail{ID: id.New(), EnvironmentID: scope.EnvironmentID, Status: "Warning", Source: "Internal",
+			d := store.ExecutionDetail{ID: id.NewAt(now), EnvironmentID: scope.EnvironmentID, Status: "Warning", Source: "Internal",
 				Detail: "Step canceled before it ran", CreatedAt: now}
 			if err := rows.Scan(&d.JobID, &d.NotificationID, &d.ProviderID); err != nil {
 				rows.Close()
@@ -239,7 +240,7 @@ func (db *DB) JobClaim(ctx context.Context, limit int, lease time.Duration, now 
 		skip = " FOR UPDATE SKIP LOCKED"
 	}
 	rows, err := db.w.QueryContext(ctx, "UPDATE jobs SET status = 'running', lease_until = $1, attempts = attempts + 1,"+
-		" updated_at = $2 WHERE id IN (SELECT id FROM jobs WHERE status = 'queued' AND run_at <= $2 ORDER BY run_at"+
+		" updated_at = $2 WHERE id IN (SELECT id FROM jobs WHERE status = 'queued' AND run_at <= $2 ORDER BY run_at, id"+
 		" LIMIT $3"+skip+") RETURNING "+jobCols, ms(now.Add(lease)), ms(now), limit)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: claim: %w", err)
@@ -257,6 +258,13 @@ func (db *DB) JobClaim(ctx context.Context, limit int, lease time.Duration, now 
 	if err := rows.Err(); err != nil || len(jobs) == 0 {
 		return nil, err
 	}
+	// RETURNING has no order: run the batch oldest first.
+	slices.SortFunc(jobs, func(a, b store.Job) int {
+		if c := a.RunAt.Compare(b.RunAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
 	return db.loadClaimed(ctx, jobs)
 }
 
@@ -287,11 +295,46 @@ func (db *DB) loadClaimed(ctx context.Context, jobs []store.Job) ([]store.Claime
 	if err != nil {
 		return nil, err
 	}
+	digests, err := db.finishedDigests(ctx, jobs)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]store.Claimed, 0, len(jobs))
 	for _, j := range jobs {
-		out = append(out, store.Claimed{Job: j, Notification: ns[j.NotificationID], Subscriber: subs[j.SubscriberID], Workflow: wfs[j.WorkflowID]})
+		out = append(out, store.Claimed{Job: j, Notification: ns[j.NotificationID], Subscriber: subs[j.SubscriberID],
+			Workflow: wfs[j.WorkflowID], Digest: digests[j.NotificationID]})
 	}
 	return out, nil
+}
+
+// finishedDigests returns, by notification, the metadata of the finished
+// digest step that precedes the claimed jobs (only for jobs after step 0).
+func (db *DB) finishedDigests(ctx context.Context, jobs []store.Job) (map[string]store.JSON, error) {
+	out := map[string]store.JSON{}
+	var ids []string
+	for _, j := range jobs {
+		if j.StepIndex > 0 && j.Type != "digest" {
+			ids = append(ids, j.NotificationID)
+		}
+	}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var a args
+	rows, err := db.r.QueryContext(ctx, "SELECT notification_id, digest FROM jobs WHERE notification_id IN ("+a.list(ids)+
+		") AND type = 'digest' AND status IN ('completed', 'skipped') AND digest IS NOT NULL ORDER BY step_index", a...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var nid, d string
+		if err := rows.Scan(&nid, &d); err != nil {
+			return nil, err
+		}
+		out[nid] = store.JSON(d)
+	}
+	return out, rows.Err()
 }
 
 func notificationsByID(ctx context.Context, q querier, ids []string) (map[string]store.Notification, error) {
@@ -344,13 +387,17 @@ func (db *DB) JobFinish(ctx context.Context, outcomes []store.JobOutcome, now ti
 	applied := make([]bool, len(outcomes))
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		for i, o := range outcomes {
+			if o.Handled {
+				applied[i] = true
+				continue
+			}
 			runAt := o.Job.RunAt
-			if o.Status == store.JobQueued {
-				runAt = o.RetryAt
+			if o.Status == store.JobQueued || o.Status == store.JobDelayed {
+				runAt = o.RunAt
 			}
 			res, err := tx.ExecContext(ctx, "UPDATE jobs SET status = $1, lease_until = NULL, error = $2, run_at = $3,"+
-				" updated_at = $4 WHERE id = $5 AND status = 'running' AND attempts = $6",
-				o.Status, o.Error, ms(runAt), ms(now), o.Job.ID, o.Job.Attempts)
+				" updated_at = $4, digest = coalesce($5, digest) WHERE id = $6 AND status = 'running' AND attempts = $7",
+				o.Status, o.Error, ms(runAt), ms(now), nullJSON(o.Digest), o.Job.ID, o.Job.Attempts)
 			if err != nil {
 				return err
 			}
@@ -358,6 +405,11 @@ func (db *DB) JobFinish(ctx context.Context, outcomes []store.JobOutcome, now ti
 				continue
 			}
 			applied[i] = true
+			if o.SkipRest {
+				if err := skipRest(ctx, tx, o.Job, now); err != nil {
+					return err
+				}
+			}
 			if o.Message != nil {
 				if err := insertMessage(ctx, tx, o.Message); err != nil {
 					return err
@@ -367,9 +419,7 @@ func (db *DB) JobFinish(ctx context.Context, outcomes []store.JobOutcome, now ti
 				return err
 			}
 			if o.ContinueWorkflow {
-				if _, err := tx.ExecContext(ctx, "UPDATE jobs SET status = 'queued', run_at = $1, updated_at = $1"+
-					" WHERE notification_id = $2 AND step_index = $3 AND status = 'pending'",
-					ms(now), o.Job.NotificationID, o.Job.StepIndex+1); err != nil {
+				if err := queueNext(ctx, tx, o.Job.NotificationID, o.Job.StepIndex, now); err != nil {
 					return err
 				}
 			}
@@ -377,6 +427,20 @@ func (db *DB) JobFinish(ctx context.Context, outcomes []store.JobOutcome, now ti
 		return nil
 	})
 	return applied, err
+}
+
+// queueNext queues the step after stepIndex of a notification.
+func queueNext(ctx context.Context, q querier, notificationID string, stepIndex int, now time.Time) error {
+	_, err := q.ExecContext(ctx, "UPDATE jobs SET status = 'queued', run_at = $1, updated_at = $1"+
+		" WHERE notification_id = $2 AND step_index = $3 AND status = 'pending'", ms(now), notificationID, stepIndex+1)
+	return err
+}
+
+// skipRest marks the later steps of a job's notification skipped.
+func skipRest(ctx context.Context, q querier, j store.Job, now time.Time) error {
+	_, err := q.ExecContext(ctx, "UPDATE jobs SET status = 'skipped', updated_at = $1"+
+		" WHERE notification_id = $2 AND step_index > $3 AND status = 'pending'", ms(now), j.NotificationID, j.StepIndex)
+	return err
 }
 
 // JobRescue implements store.Pipeline.
@@ -393,7 +457,8 @@ func (db *DB) JobRescue(ctx context.Context, now time.Time) (int, error) {
 // JobNextRunAt implements store.Pipeline.
 func (db *DB) JobNextRunAt(ctx context.Context) (time.Time, error) {
 	var v sql.NullInt64
-	if err := db.r.QueryRowContext(ctx, "SELECT min(run_at) FROM jobs WHERE status = 'queued'").Scan(&v); err != nil {
+	if err := db.r.QueryRowContext(ctx, "SELECT min(t) FROM (SELECT min(run_at) AS t FROM jobs WHERE status = 'queued'"+
+		" UNION ALL SELECT min(run_at) FROM jobs WHERE status = 'delayed') m").Scan(&v); err != nil {
 		return time.Time{}, err
 	}
 	if !v.Valid {

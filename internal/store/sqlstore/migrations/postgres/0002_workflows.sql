@@ -73,7 +73,7 @@ CREATE TABLE jobs (
     created_at      BIGINT NOT NULL,
     updated_at      BIGINT NOT NULL
 );
-CREATE INDEX jobs_due ON jobs (run_at) WHERE status = 'queued';
+CREATE INDEX jobs_due ON jobs (run_at, id) WHERE status = 'queued';
 CREATE INDEX jobs_leased ON jobs (lease_until) WHERE status = 'running';
 CREATE INDEX jobs_notification ON jobs (notification_id, step_index);
 CREATE INDEX jobs_env_transaction ON jobs (environment_id, transaction_id);

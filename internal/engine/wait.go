@@ -1,0 +1,228 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/herald-notify/herald/internal/store"
+)
+
+// payloadAt reads a dotted path of a payload.
+func payloadAt(payload store.JSON, path string) (any, bool) {
+	var v any
+	if len(payload) == 0 || json.Unmarshal(payload, &v) != nil {
+		return nil, false
+	}
+	for _, part := range strings.Split(path, ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = m[part]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+func number(v any) (float64, bool) {
+	switch t := v.(type) {
+	case float64:
+		return t, true
+	case json.Number:
+		f, err := t.Float64()
+		return f, err == nil
+	case string:
+		var f float64
+		_, err := fmt.Sscan(t, &f)
+		return f, err == nil
+	}
+	return 0, false
+}
+
+// delay parks the job until its time; the following steps run when it is due.
+func (e *Engine) delay(o store.JobOutcome, c store.Claimed, ctl map[string]any) store.JobOutcome {
+	now := e.now()
+	var due time.Time
+	switch typ := str(ctl["type"]); typ {
+	case "", "regular":
+		amount, ok := number(ctl["amount"])
+		if !ok {
+			return e.failStop(o, "Internal", "The delay step has no amount")
+		}
+		t, err := addUnit(now, amount, str(ctl["unit"]))
+		if err != nil {
+			return e.failStop(o, "Internal", "The delay step is misconfigured: "+err.Error())
+		}
+		due = t
+	case "scheduled":
+		path := str(ctl["delayPath"])
+		v, ok := payloadAt(c.Notification.Payload, path)
+		s, isStr := v.(string)
+		if !ok || !isStr {
+			return e.failStop(o, "Payload", fmt.Sprintf("The payload has no timestamp at %q", path))
+		}
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			return e.failStop(o, "Payload", fmt.Sprintf("The payload value at %q is not an ISO 8601 timestamp", path))
+		}
+		if !t.After(now) {
+			return e.failStop(o, "Payload", fmt.Sprintf("The payload time at %q is in the past", path))
+		}
+		due = t
+	default:
+		return e.failStop(o, "Internal", fmt.Sprintf("Delay type %q is not regular or scheduled", typ))
+	}
+	o.Status, o.RunAt, o.ContinueWorkflow = store.JobDelayed, due, false
+	o.Details = append(o.Details, e.detail(o, "Success", "Internal", "Delayed until "+due.UTC().Format(time.RFC3339Nano), nil))
+	return o
+}
+
+// failStop fails the job and skips the rest of its notification.
+func (e *Engine) failStop(o store.JobOutcome, source, text string) store.JobOutcome {
+	o = e.fail(o, source, text)
+	o.ContinueWorkflow, o.SkipRest = false, true
+	return o
+}
+
+// digest places the job into its digest window (see store.DigestJoin).
+func (e *Engine) digest(ctx context.Context, o store.JobOutcome, c store.Claimed, ctl map[string]any) store.JobOutcome {
+	now := e.now()
+	// A window counts from the event that opens it, not from when a worker got to it.
+	since := now
+	if c.Job.CreatedAt.Before(now) {
+		since = c.Job.CreatedAt
+	}
+	typ := str(ctl["type"])
+	if typ == "" {
+		typ = "regular"
+	}
+	meta := map[string]any{"type": typ}
+	for _, k := range []string{"amount", "unit", "digestKey", "backoff", "backoffAmount", "backoffUnit", "updateMode"} {
+		if v, ok := ctl[k]; ok && v != nil && v != "" {
+			meta[k] = v
+		}
+	}
+	amount, hasAmount := number(ctl["amount"])
+	unit := str(ctl["unit"])
+	if hasAmount {
+		meta["amount"] = amount
+	}
+	if ba, ok := number(ctl["backoffAmount"]); ok {
+		meta["backoffAmount"] = ba
+	}
+	if b, ok := ctl["backoff"].(bool); ok {
+		meta["backoff"] = b
+	} else {
+		delete(meta, "backoff")
+	}
+	var end time.Time
+	switch typ {
+	case "regular", "backoff":
+		if !hasAmount {
+			return e.failStop(o, "Internal", "The digest step has no amount")
+		}
+		t, err := addUnit(since, amount, unit)
+		if err != nil {
+			return e.failStop(o, "Internal", "The digest step is misconfigured: "+err.Error())
+		}
+		end = t
+	case "timed":
+		var tc timedConfig
+		if raw, err := json.Marshal(ctl["timed"]); err == nil {
+			_ = json.Unmarshal(raw, &tc)
+		}
+		loc := time.UTC
+		if tz := c.Subscriber.Timezone; tz != nil && *tz != "" {
+			if l, err := time.LoadLocation(*tz); err == nil {
+				loc = l
+			}
+		}
+		t, err := nextTimed(since, loc, unit, amount, tc)
+		if err != nil {
+			return e.failStop(o, "Internal", "The timed digest is misconfigured: "+err.Error())
+		}
+		end = t
+		if timed, ok := ctl["timed"].(map[string]any); ok {
+			meta["timed"] = timedMetadata(timed)
+		}
+	default:
+		return e.failStop(o, "Internal", fmt.Sprintf("Digest type %q is not regular, backoff or timed", typ))
+	}
+	var backoff time.Duration
+	if typ == "backoff" || ctl["backoff"] == true {
+		ba, ok := number(ctl["backoffAmount"])
+		bu := str(ctl["backoffUnit"])
+		if !ok {
+			ba, bu = amount, unit
+		}
+		t, err := addUnit(now, ba, bu)
+		if err != nil || !t.After(now) {
+			return e.failStop(o, "Internal", "The digest backoff is misconfigured")
+		}
+		backoff = t.Sub(now)
+	}
+	key := ""
+	if path := str(ctl["digestKey"]); path != "" {
+		if v, ok := payloadAt(c.Notification.Payload, path); ok {
+			if s, isStr := v.(string); isStr {
+				key = s
+			} else {
+				b, _ := json.Marshal(v)
+				key = string(b)
+			}
+		}
+	}
+	res, err := e.o.Store.DigestJoin(ctx, &store.DigestJoinParams{
+		Job: c.Job, Key: key, WindowEnd: end, Backoff: backoff, Event: c.Notification.Payload, Metadata: meta, Now: now,
+	})
+	if err != nil {
+		// The job stays leased; when the lease expires it runs again.
+		e.log.Error("placing a digest event", "jobId", c.Job.ID, "err", err)
+	} else if res.Outcome == store.DigestLeader || res.Outcome == store.DigestImmediate {
+		e.Wake()
+	}
+	o.Handled = true
+	return o
+}
+
+// timedMetadata keeps the timed fields of the spec's DigestMetadata, with
+// monthDays as numbers.
+func timedMetadata(in map[string]any) map[string]any {
+	out := map[string]any{}
+	for _, k := range []string{"atTime", "weekDays", "ordinal", "ordinalValue", "monthlyType", "cronExpression", "untilDate"} {
+		if v, ok := in[k]; ok && v != nil && v != "" {
+			out[k] = v
+		}
+	}
+	if days, ok := in["monthDays"].([]any); ok {
+		nums := make([]float64, 0, len(days))
+		for _, d := range days {
+			if n, ok := number(d); ok {
+				nums = append(nums, n)
+			}
+		}
+		out["monthDays"] = nums
+	}
+	return out
+}
+
+// digestStep is the step.* binding of the steps after a digest.
+func digestStep(d store.JSON) map[string]any {
+	if len(d) == 0 {
+		return nil
+	}
+	var m struct {
+		Events []any `json:"events"`
+	}
+	if json.Unmarshal(d, &m) != nil {
+		return nil
+	}
+	if m.Events == nil {
+		m.Events = []any{}
+	}
+	return map[string]any{"digest": true, "events": m.Events, "total_count": len(m.Events)}
+}

@@ -1,0 +1,206 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/herald-notify/herald/internal/id"
+	"github.com/herald-notify/herald/internal/store"
+)
+
+// JobResumeDue implements store.Pipeline: due delayed jobs complete and
+// queue their next step, in one transaction.
+func (db *DB) JobResumeDue(ctx context.Context, now time.Time) (int, error) {
+	n := 0
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, "UPDATE jobs SET status = 'completed', updated_at = $1 WHERE id IN"+
+			" (SELECT id FROM jobs WHERE status = 'delayed' AND run_at <= $1 ORDER BY run_at LIMIT 500"+db.skipLocked()+")"+
+			" RETURNING id, notification_id, environment_id, step_index, type, provider_id, digest", ms(now))
+		if err != nil {
+			return err
+		}
+		type due struct {
+			job    store.Job
+			digest sql.NullString
+		}
+		var dues []due
+		for rows.Next() {
+			var d due
+			if err := rows.Scan(&d.job.ID, &d.job.NotificationID, &d.job.EnvironmentID, &d.job.StepIndex, &d.job.Type,
+				&d.job.ProviderID, &d.digest); err != nil {
+				rows.Close()
+				return err
+			}
+			dues = append(dues, d)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		details := make([]store.ExecutionDetail, 0, len(dues))
+		for _, d := range dues {
+			if err := queueNext(ctx, tx, d.job.NotificationID, d.job.StepIndex, now); err != nil {
+				return err
+			}
+			text := "Delay finished"
+			if d.job.Type == "digest" {
+				var m struct {
+					Events []json.RawMessage `json:"events"`
+				}
+				_ = json.Unmarshal([]byte(d.digest.String), &m)
+				text = fmt.Sprintf("Digest window closed with %d events", len(m.Events))
+			}
+			details = append(details, store.ExecutionDetail{ID: id.NewAt(now), JobID: d.job.ID, NotificationID: d.job.NotificationID,
+				EnvironmentID: d.job.EnvironmentID, Status: "Success", Source: "Internal", Detail: text,
+				ProviderID: d.job.ProviderID, CreatedAt: now})
+		}
+		n = len(dues)
+		return insertDetails(ctx, tx, details)
+	})
+	return n, err
+}
+
+func (db *DB) skipLocked() string {
+	if db.d.name == "postgres" {
+		return " FOR UPDATE SKIP LOCKED"
+	}
+	return ""
+}
+
+// DigestJoin implements store.Pipeline. On PostgreSQL a transaction-scoped
+// advisory lock on the digest's key serializes the decisions of one window;
+// SQLite's single writer does the same by itself.
+func (db *DB) DigestJoin(ctx context.Context, p *store.DigestJoinParams) (store.DigestJoinResult, error) {
+	var res store.DigestJoinResult
+	j := p.Job
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		if db.d.name == "postgres" {
+			lockKey := j.EnvironmentID + "|" + j.WorkflowID + "|" + j.SubscriberID + "|" + j.StepID + "|" + p.Key
+			if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext($1))", lockKey); err != nil {
+				return err
+			}
+		}
+		// Still ours? A lost lease means another worker runs this job now.
+		var attempts int
+		err := tx.QueryRowContext(ctx, "SELECT attempts FROM jobs WHERE id = $1 AND status = 'running'"+db.d.forUpdate, j.ID).Scan(&attempts)
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && attempts != j.Attempts) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		res.Applied = true
+		var leaderID, leaderNotification, leaderDigest string
+		err = tx.QueryRowContext(ctx, "SELECT id, notification_id, coalesce(digest, '{}') FROM jobs WHERE environment_id = $1"+
+			" AND workflow_id = $2 AND subscriber_id = $3 AND step_id = $4 AND digest_key = $5 AND status = 'delayed'"+
+			" AND id <> $6 ORDER BY run_at, id LIMIT 1"+db.d.forUpdate,
+			j.EnvironmentID, j.WorkflowID, j.SubscriberID, j.StepID, p.Key, j.ID).Scan(&leaderID, &leaderNotification, &leaderDigest)
+		switch {
+		case err == nil:
+			return db.digestMerge(ctx, tx, p, &res, leaderID, leaderNotification, leaderDigest)
+		case !errors.Is(err, sql.ErrNoRows):
+			return err
+		}
+		if p.Backoff > 0 {
+			var recent bool
+			if err := tx.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM jobs WHERE environment_id = $1 AND workflow_id = $2"+
+				" AND subscriber_id = $3 AND step_id = $4 AND digest_key = $5 AND type = 'digest' AND id <> $6 AND created_at >= $7)",
+				j.EnvironmentID, j.WorkflowID, j.SubscriberID, j.StepID, p.Key, j.ID, ms(p.Now.Add(-p.Backoff))).Scan(&recent); err != nil {
+				return err
+			}
+			if !recent {
+				return db.digestFinish(ctx, tx, p, &res, store.DigestImmediate)
+			}
+		}
+		return db.digestFinish(ctx, tx, p, &res, store.DigestLeader)
+	})
+	return res, err
+}
+
+// digestMetadata is the digest metadata with its events.
+func digestMetadata(meta map[string]any, events []json.RawMessage) string {
+	m := make(map[string]any, len(meta)+1)
+	for k, v := range meta {
+		m[k] = v
+	}
+	if events == nil {
+		events = []json.RawMessage{}
+	}
+	m["events"] = events
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+func eventOf(p *store.DigestJoinParams) json.RawMessage {
+	if len(p.Event) == 0 {
+		return json.RawMessage("{}")
+	}
+	return json.RawMessage(p.Event)
+}
+
+// digestMerge adds the event to the leader's window; this job is merged and
+// the rest of its notification skipped.
+func (db *DB) digestMerge(ctx context.Context, tx *sql.Tx, p *store.DigestJoinParams, res *store.DigestJoinResult,
+	leaderID, leaderNotification, leaderDigest string) error {
+	j := p.Job
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(leaderDigest), &m); err != nil || m == nil {
+		m = map[string]json.RawMessage{}
+	}
+	var events []json.RawMessage
+	_ = json.Unmarshal(m["events"], &events)
+	events = append(events, eventOf(p))
+	m["events"], _ = json.Marshal(events)
+	enc, _ := json.Marshal(m)
+	now := ms(p.Now)
+	if _, err := tx.ExecContext(ctx, "UPDATE jobs SET digest = $1, updated_at = $2 WHERE id = $3", string(enc), now, leaderID); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE jobs SET status = 'merged', lease_until = NULL, digest_key = $1, digest = $2,"+
+		" updated_at = $3 WHERE id = $4", p.Key, digestMetadata(p.Metadata, nil), now, j.ID); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE notifications SET digested_notification_id = $1, updated_at = $2 WHERE id = $3",
+		leaderNotification, now, j.NotificationID); err != nil {
+		return err
+	}
+	if err := skipRest(ctx, tx, j, p.Now); err != nil {
+		return err
+	}
+	res.Outcome, res.LeaderNotificationID = store.DigestMerged, leaderNotification
+	return insertDetails(ctx, tx, []store.ExecutionDetail{
+		{ID: id.NewAt(p.Now), JobID: j.ID, NotificationID: j.NotificationID, EnvironmentID: j.EnvironmentID, Status: "Success",
+			Source: "Internal", Detail: "Merged into the digest of notification " + leaderNotification, ProviderID: j.ProviderID,
+			IsRetry: j.Attempts > 1, CreatedAt: p.Now},
+	})
+}
+
+// digestFinish opens a window (leader: delayed until WindowEnd) or lets the
+// event go at once (backoff: skipped, next step queued).
+func (db *DB) digestFinish(ctx context.Context, tx *sql.Tx, p *store.DigestJoinParams, res *store.DigestJoinResult, outcome string) error {
+	j := p.Job
+	now := ms(p.Now)
+	status, runAt, text := store.JobDelayed, p.WindowEnd, "Digest window opened until "+p.WindowEnd.UTC().Format(time.RFC3339)
+	if outcome == store.DigestImmediate {
+		status, runAt, text = store.JobSkipped, p.Now, "First event after a quiet period: sent at once (backoff)"
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE jobs SET status = $1, run_at = $2, lease_until = NULL, digest_key = $3, digest = $4,"+
+		" updated_at = $5 WHERE id = $6", status, ms(runAt), p.Key,
+		digestMetadata(p.Metadata, []json.RawMessage{eventOf(p)}), now, j.ID); err != nil {
+		return err
+	}
+	if outcome == store.DigestImmediate {
+		if err := queueNext(ctx, tx, j.NotificationID, j.StepIndex, p.Now); err != nil {
+			return err
+		}
+	}
+	res.Outcome, res.LeaderNotificationID = outcome, j.NotificationID
+	return insertDetails(ctx, tx, []store.ExecutionDetail{
+		{ID: id.NewAt(p.Now), JobID: j.ID, NotificationID: j.NotificationID, EnvironmentID: j.EnvironmentID, Status: "Success",
+			Source: "Internal", Detail: text, ProviderID: j.ProviderID, IsRetry: j.Attempts > 1, CreatedAt: p.Now},
+	})
+}
