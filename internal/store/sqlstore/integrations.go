@@ -49,12 +49,42 @@ func orJSON(v store.JSON, def string) string {
 	return string(v)
 }
 
+// lockPrimaries serializes the transactions that decide an environment's
+// primary integrations: their check-then-write would otherwise leave two
+// primaries on PostgreSQL (SQLite has one writer already). NO KEY UPDATE
+// does not block the foreign-key checks of rows referencing the environment.
+func (db *DB) lockPrimaries(ctx context.Context, tx *sql.Tx, environmentID string) error {
+	if db.d.name != "postgres" {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, "SELECT 1 FROM environments WHERE id = $1 FOR NO KEY UPDATE", environmentID)
+	return err
+}
+
+// demotePrimaries makes every other integration of the channel not primary.
+func (db *DB) demotePrimaries(ctx context.Context, tx *sql.Tx, in *store.Integration) error {
+	_, err := tx.ExecContext(ctx, "UPDATE integrations SET is_primary = false, updated_at = $1"+
+		" WHERE environment_id = $2 AND channel = $3 AND is_primary = true AND id <> $4",
+		ms(db.now()), in.EnvironmentID, in.Channel, in.ID)
+	return err
+}
+
 func (db *DB) integrationInsert(ctx context.Context, tx *sql.Tx, in *store.Integration) error {
-	if in.Active && in.Channel != "" {
+	if !in.Active {
+		in.Primary = false
+	} else if in.Channel != "" {
+		if err := db.lockPrimaries(ctx, tx, in.EnvironmentID); err != nil {
+			return err
+		}
 		var hasPrimary bool
 		if err := tx.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM integrations WHERE environment_id = $1 AND channel = $2"+
 			" AND is_primary = true AND deleted = false)", in.EnvironmentID, in.Channel).Scan(&hasPrimary); err != nil {
 			return err
+		}
+		if in.Primary && hasPrimary {
+			if err := db.demotePrimaries(ctx, tx, in); err != nil {
+				return err
+			}
 		}
 		in.Primary = in.Primary || !hasPrimary
 	}
@@ -114,6 +144,9 @@ func (db *DB) IntegrationList(ctx context.Context, p store.IntegrationListParams
 func (db *DB) IntegrationUpdate(ctx context.Context, in *store.Integration) error {
 	in.UpdatedAt = db.now()
 	return db.inTx(ctx, func(tx *sql.Tx) error {
+		if err := db.lockPrimaries(ctx, tx, in.EnvironmentID); err != nil {
+			return err
+		}
 		if !in.Active {
 			in.Primary = false
 		} else if in.Channel != "" && !in.Primary {
@@ -136,6 +169,9 @@ func (db *DB) IntegrationUpdate(ctx context.Context, in *store.Integration) erro
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			return store.ErrNotFound
+		}
+		if in.Primary && in.Channel != "" {
+			return db.demotePrimaries(ctx, tx, in)
 		}
 		return nil
 	})
@@ -160,6 +196,9 @@ func (db *DB) IntegrationDelete(ctx context.Context, scope store.Scope, id, dele
 func (db *DB) IntegrationSetPrimary(ctx context.Context, scope store.Scope, id string) (store.Integration, error) {
 	var out store.Integration
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		if err := db.lockPrimaries(ctx, tx, scope.EnvironmentID); err != nil {
+			return err
+		}
 		in, err := db.scanIntegration(tx.QueryRowContext(ctx, "SELECT "+integrationCols+
 			" FROM integrations WHERE environment_id = $1 AND id = $2 AND deleted = false"+db.d.forUpdate, scope.EnvironmentID, id))
 		if err != nil {
