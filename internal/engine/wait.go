@@ -91,10 +91,11 @@ func (e *Engine) failStop(o store.JobOutcome, source, text string) store.JobOutc
 // digest places the job into its digest window (see store.DigestJoin).
 func (e *Engine) digest(ctx context.Context, o store.JobOutcome, c store.Claimed, ctl map[string]any) store.JobOutcome {
 	now := e.now()
-	// A window counts from the event that opens it, not from when a worker got to it.
+	// A window counts from when the event reached this step (its job became
+	// due), not from when a worker got to it.
 	since := now
-	if c.Job.CreatedAt.Before(now) {
-		since = c.Job.CreatedAt
+	if c.Job.RunAt.Before(now) {
+		since = c.Job.RunAt
 	}
 	typ := str(ctl["type"])
 	if typ == "" {

@@ -180,9 +180,9 @@ func validateResponse(t testing.TB, req *http.Request, res response) {
 			Request: probe, PathParams: params, Route: route,
 			Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
 		},
-		Status: res.Status,
-		Header: res.Header,
-		Body:   io.NopCloser(bytes.NewReader(res.Raw)),
+		Status:  res.Status,
+		Header:  res.Header,
+		Body:    io.NopCloser(bytes.NewReader(res.Raw)),
 		Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
 	}
 	require.NoError(t, openapi3filter.ValidateResponse(context.Background(), in),

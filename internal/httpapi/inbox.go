@@ -61,9 +61,6 @@ type feedItemJSON struct {
 	Data               json.RawMessage    `json:"data"`
 	Overrides          json.RawMessage    `json:"overrides,omitempty"`
 	Tags               []string           `json:"tags"`
-	LastSeenDate       *string            `json:"lastSeenDate,omitempty"`
-	LastReadDate       *string            `json:"lastReadDate,omitempty"`
-	DeliveredAt        []string           `json:"deliveredAt,omitempty"`
 }
 
 func actorOut(raw store.JSON) actorJSON {
@@ -94,7 +91,6 @@ func feedItemOut(m store.Message, sub store.Subscriber) feedItemJSON {
 		Content: m.Content, Subject: m.Subject, Channel: m.Channel, Read: m.Read, Seen: m.Seen, Archived: m.Archived,
 		CTA: json.RawMessage(orDefault(m.CTA, "{}")), Status: m.Status, Payload: json.RawMessage(orDefault(m.Payload, "{}")),
 		Data: json.RawMessage(m.Data), Overrides: json.RawMessage(m.Overrides), Tags: m.Tags,
-		LastSeenDate: formatTimePtr(m.LastSeenAt), LastReadDate: formatTimePtr(m.LastReadAt), DeliveredAt: []string{created},
 	}
 }
 
@@ -203,6 +199,10 @@ func parseFeedQuery(q map[string][]string) (store.FeedParams, error) {
 	}
 	if v, ok := get("payload"); ok && v != "" {
 		conds, err := parsePayloadFilter(v)
+		if errors.Is(err, errPayloadFilter) {
+			// BEHAVIOUR.md: a payload that is not base64 of a JSON object is a 400.
+			return p, errorf(http.StatusBadRequest, "payload "+err.Error())
+		}
 		if err != nil {
 			errs.add("payload", err.Error(), v)
 		}
@@ -211,10 +211,13 @@ func parseFeedQuery(q map[string][]string) (store.FeedParams, error) {
 	return p, errs.err()
 }
 
+// errPayloadFilter: the feed's payload filter is not base64 of a JSON object.
+var errPayloadFilter = errors.New("must be base64 (standard or URL alphabet) of a JSON object")
+
 // parsePayloadFilter decodes base64 (either alphabet, padding optional) of a
 // JSON object into one exact-equality condition per leaf.
 func parsePayloadFilter(v string) ([]store.PayloadCondition, error) {
-	errBad := errors.New("must be base64 of a JSON object")
+	errBad := errPayloadFilter
 	if len(v) > 8192 {
 		return nil, errors.New("must be at most 8192 characters")
 	}
@@ -238,8 +241,8 @@ func parsePayloadFilter(v string) ([]store.PayloadCondition, error) {
 		if m, ok := v.(map[string]any); ok && len(path) == 0 || ok && len(m) > 0 {
 			keys := make([]string, 0, len(m))
 			for k := range m {
-				if k == "" || strings.ContainsAny(k, `"\`) {
-					return errors.New("has a key that is empty or contains a quote or backslash")
+				if k == "" || strings.ContainsAny(k, "\"\\\x00") {
+					return errors.New("has a key that is empty or contains a quote, backslash or NUL")
 				}
 				keys = append(keys, k)
 			}
@@ -250,6 +253,9 @@ func parsePayloadFilter(v string) ([]store.PayloadCondition, error) {
 				}
 			}
 			return nil
+		}
+		if valueHasNUL(v) {
+			return errors.New("has a value with a NUL character, which no payload holds")
 		}
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
@@ -287,8 +293,9 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) error {
 	for _, m := range page.Messages {
 		data = append(data, feedItemOut(m, sub))
 	}
+	// pageSize is "the number of notifications returned in this response" (spec 4.3).
 	s.writeJSON(w, http.StatusOK, map[string]any{
-		"data": data, "totalCount": page.TotalCount, "hasMore": page.HasMore, "pageSize": p.Limit, "page": p.Page,
+		"data": data, "totalCount": page.TotalCount, "hasMore": page.HasMore, "pageSize": len(data), "page": p.Page,
 	})
 	return nil
 }

@@ -75,6 +75,7 @@ func (s *Server) wrap(a access, h handlerFunc) http.Handler {
 		ctx := context.WithValue(r.Context(), requestIDKey{}, reqID)
 		r = r.WithContext(ctx)
 		rec := &recorder{ResponseWriter: w}
+		var c caller // set by serve once authenticated, for the access log
 		defer func() {
 			if p := recover(); p != nil {
 				if p == http.ErrAbortHandler {
@@ -82,17 +83,16 @@ func (s *Server) wrap(a access, h handlerFunc) http.Handler {
 				}
 				s.writeError(rec, r, fmt.Errorf("panic: %v", p))
 			}
-			c := callerFrom(r.Context())
 			s.log.InfoContext(r.Context(), "request", "method", r.Method, "path", r.URL.Path, "status", rec.status,
 				"durationMs", float64(s.now().Sub(start).Microseconds())/1000, "requestId", reqID, "environmentId", c.EnvironmentID)
 		}()
-		if err := s.serve(rec, r, a, h); err != nil {
+		if err := s.serve(rec, r, a, h, &c); err != nil {
 			s.writeError(rec, r, err)
 		}
 	})
 }
 
-func (s *Server) serve(w *recorder, r *http.Request, a access, h handlerFunc) error {
+func (s *Server) serve(w *recorder, r *http.Request, a access, h handlerFunc, authed *caller) error {
 	if key := r.Header.Get("Idempotency-Key"); key != "" {
 		w.Header().Set("Idempotency-Key", key)
 	}
@@ -114,6 +114,7 @@ func (s *Server) serve(w *recorder, r *http.Request, a access, h handlerFunc) er
 	if err != nil {
 		return err
 	}
+	*authed = c
 	r = r.WithContext(context.WithValue(r.Context(), callerKey{}, c))
 	if s.limiter != nil {
 		if err := s.limiter.allow(w, c.EnvironmentID); err != nil {
@@ -172,6 +173,11 @@ func (s *Server) idempotent(w *recorder, r *http.Request, c caller, key string, 
 	body, _ := r.Context().Value(bodyKey{}).([]byte)
 	sum := sha256.New()
 	fmt.Fprintf(sum, "%s %s?%s\n", r.Method, r.URL.Path, r.URL.RawQuery)
+	if c.Session {
+		// Session answers carry decrypted credentials: never replay one to an
+		// API-key caller (rule 5.3), and keep it sealed at rest.
+		sum.Write([]byte("session\n"))
+	}
 	sum.Write(body)
 	hash := hex.EncodeToString(sum.Sum(nil))
 
@@ -188,10 +194,16 @@ func (s *Server) idempotent(w *recorder, r *http.Request, c caller, key string, 
 			e.retryAfter = "1"
 			return e
 		}
+		stored := rec.Body
+		if c.Session {
+			if stored, err = s.keys.Open(string(rec.Body)); err != nil {
+				return fmt.Errorf("opening an idempotent response: %w", err)
+			}
+		}
 		w.Header().Set("Idempotency-Replay", "true")
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.WriteHeader(rec.Status)
-		_, _ = w.Write(rec.Body)
+		_, _ = w.Write(stored)
 		return nil
 	}
 	w.capture = true
@@ -207,7 +219,11 @@ func (s *Server) idempotent(w *recorder, r *http.Request, c caller, key string, 
 		}
 		return nil
 	}
-	if err := s.store.IdempotencyFinish(ctx, c.EnvironmentID, key, w.status, w.body.Bytes()); err != nil {
+	stored := w.body.Bytes()
+	if c.Session {
+		stored = []byte(s.keys.Seal(stored))
+	}
+	if err := s.store.IdempotencyFinish(ctx, c.EnvironmentID, key, w.status, stored); err != nil {
 		s.log.Error("storing an idempotent response", "err", err)
 	}
 	return nil

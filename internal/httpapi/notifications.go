@@ -231,6 +231,16 @@ func contains(list []string, v string) bool {
 	return false
 }
 
+// eventSummaryJSON is a notification as the listing shows it: the event
+// without its jobs. The listing returns event triggers (spec 4.8); the
+// execution record of each comes from retrieving the event (4.7). Leaving
+// the jobs out also keeps the in-app provider's spec spelling (`svc`) out of
+// the listing, which the established service's SDK would reject.
+type eventSummaryJSON struct {
+	eventJSON
+	Jobs []jobJSON `json:"jobs,omitempty"` // shadows eventJSON.Jobs; always nil
+}
+
 func (s *Server) notificationList(w http.ResponseWriter, r *http.Request) error {
 	p, err := parseNotificationList(r.URL.Query(), callerFrom(r.Context()).Scope)
 	if err != nil {
@@ -240,9 +250,9 @@ func (s *Server) notificationList(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	data := make([]eventJSON, 0, len(ds))
+	data := make([]eventSummaryJSON, 0, len(ds))
 	for _, d := range ds {
-		data = append(data, eventOut(d))
+		data = append(data, eventSummaryJSON{eventJSON: eventOut(d)})
 	}
 	s.writeJSON(w, http.StatusOK, map[string]any{"data": data, "page": p.Page, "pageSize": p.Limit, "hasMore": more})
 	return nil

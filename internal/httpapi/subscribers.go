@@ -92,16 +92,20 @@ func validTimezone(tz string) bool {
 	return err == nil
 }
 
-// validSubscriberID checks a path or body subscriberId.
+// subscriberIDRule is the 422 message of an invalid subscriberId.
+const subscriberIDRule = `must be 1 to 256 characters, without NUL, other than "." and ".."`
+
+// validSubscriberID checks a path or body subscriberId. "." and ".." are
+// refused: URL clients resolve them as dot segments, so no path could name them.
 func validSubscriberID(v string) bool {
 	n := utf8.RuneCountInString(v)
-	return n >= 1 && n <= maxSubscriberID && utf8.ValidString(v)
+	return n >= 1 && n <= maxSubscriberID && utf8.ValidString(v) && !hasNUL(v) && v != "." && v != ".."
 }
 
 func pathSubscriberID(r *http.Request) (string, error) {
 	v := r.PathValue("subscriberId")
 	if !validSubscriberID(v) {
-		return "", invalid("subscriberId", "must be 1 to 256 characters", v)
+		return "", invalid("subscriberId", subscriberIDRule, v)
 	}
 	return v, nil
 }
@@ -135,7 +139,7 @@ func (s *Server) subscriberCreate(w http.ResponseWriter, r *http.Request) error 
 	p := store.SubscriberUpsertParams{Scope: callerFrom(r.Context()).Scope, FailIfExists: failIfExists != nil && *failIfExists}
 	p.SubscriberID = o.requiredText("subscriberId", maxSubscriberID*4)
 	if p.SubscriberID != "" && !validSubscriberID(p.SubscriberID) {
-		o.fail("subscriberId", "must be 1 to 256 characters", o.raw["subscriberId"])
+		o.fail("subscriberId", subscriberIDRule, o.raw["subscriberId"])
 	}
 	subscriberAttributes(o, &p)
 	if err := o.errs.err(); err != nil {
@@ -263,8 +267,8 @@ func parseSearch(q map[string][]string, scope store.Scope) (store.SubscriberSear
 		dst  **string
 	}{{"subscriberId", &p.SubscriberID}, {"email", &p.Email}, {"phone", &p.Phone}, {"name", &p.Name}} {
 		if v, ok := get(f.name); ok && v != "" {
-			if utf8.RuneCountInString(v) > maxString || !utf8.ValidString(v) {
-				errs.add(f.name, "must be at most 1024 characters of UTF-8", v)
+			if utf8.RuneCountInString(v) > maxString || !utf8.ValidString(v) || hasNUL(v) {
+				errs.add(f.name, "must be at most 1024 characters of UTF-8, without NUL", v)
 				continue
 			}
 			*f.dst = &v

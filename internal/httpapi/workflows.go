@@ -95,25 +95,29 @@ func workflowOut(w store.Workflow) workflowJSON {
 }
 
 // preferencesOut shows a workflow's preferences in the established shape:
-// the stored defaults, or every channel enabled.
+// every channel enabled, overlaid with the stored `all` and `channels` —
+// read from `default`, from `workflow` (the established SDK's request
+// shape), or from the top level.
 func preferencesOut(stored store.JSON) map[string]any {
-	var def map[string]any
-	if len(stored) > 0 {
-		var m map[string]any
-		if json.Unmarshal(stored, &m) == nil {
-			if d, ok := m["default"].(map[string]any); ok {
-				def = d
-			} else if _, ok := m["all"]; ok {
-				def = m
+	channels := map[string]any{}
+	for _, c := range []string{"in_app", "email", "sms", "chat", "push"} {
+		channels[c] = map[string]any{"enabled": true}
+	}
+	def := map[string]any{"all": map[string]any{"enabled": true, "readOnly": false}, "channels": channels}
+	var m map[string]any
+	if len(stored) > 0 && json.Unmarshal(stored, &m) == nil && m != nil {
+		src := m
+		for _, k := range []string{"default", "workflow"} {
+			if d, ok := m[k].(map[string]any); ok {
+				src = d
+				break
 			}
 		}
-	}
-	if def == nil {
-		channels := map[string]any{}
-		for _, c := range []string{"in_app", "email", "sms", "chat", "push"} {
-			channels[c] = map[string]any{"enabled": true}
+		for _, k := range []string{"all", "channels"} {
+			if v, ok := src[k].(map[string]any); ok {
+				def[k] = v
+			}
 		}
-		def = map[string]any{"all": map[string]any{"enabled": true, "readOnly": false}, "channels": channels}
 	}
 	return map[string]any{"user": nil, "default": def}
 }
@@ -325,6 +329,9 @@ func (s *Server) workflowDelete(w http.ResponseWriter, r *http.Request) error {
 	if err := s.store.WorkflowDelete(r.Context(), callerFrom(r.Context()).Scope, wf.ID); err != nil {
 		return err
 	}
-	s.writeJSON(w, http.StatusOK, map[string]any{"acknowledged": true, "status": "deleted"})
+	// 204 without a body, as the established v2 workflow API answers (its
+	// SDK accepts nothing else).
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -79,7 +80,34 @@ func (db *DB) payloadCondition(a *args, c store.PayloadCondition) string {
 	for _, p := range c.Path {
 		path.WriteString(`."` + p + `"`)
 	}
-	return "(payload -> " + a.add(path.String()) + ") = " + a.add(string(c.Value))
+	// SQLite's -> returns the stored JSON text, escapes and number spelling
+	// included, so scalars compare as SQL values of the matching JSON type:
+	// "caf\u00e9" equals "café" and 1.5e3 equals 1500, as on PostgreSQL.
+	ph := a.add(path.String())
+	dec := json.NewDecoder(strings.NewReader(string(c.Value)))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) == nil {
+		switch t := v.(type) {
+		case nil:
+			return "json_type(payload, " + ph + ") = 'null'"
+		case bool:
+			return "json_type(payload, " + ph + ") = '" + strconv.FormatBool(t) + "'"
+		case string:
+			return "(json_type(payload, " + ph + ") = 'text' AND payload ->> " + ph + " = " + a.add(t) + ")"
+		case json.Number:
+			var num any
+			if n, err := t.Int64(); err == nil {
+				num = n
+			} else if f, err := t.Float64(); err == nil {
+				num = f
+			} else {
+				return "false"
+			}
+			return "(json_type(payload, " + ph + ") IN ('integer', 'real') AND payload ->> " + ph + " = " + a.add(num) + ")"
+		}
+	}
+	return "(payload -> " + ph + ") = " + a.add(string(c.Value))
 }
 
 // MessageFeed implements store.Inbox.

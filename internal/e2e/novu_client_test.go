@@ -1,0 +1,242 @@
+// Package e2e runs clients that users point at Herald against a real server:
+// listening on a port, on a real store, with its engine workers running.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/legacy"
+	"github.com/stretchr/testify/require"
+
+	"github.com/herald-notify/herald/internal/app"
+	"github.com/herald-notify/herald/internal/engine"
+	"github.com/herald-notify/herald/internal/httpapi"
+	"github.com/herald-notify/herald/internal/testdb"
+)
+
+// clientDir is the Node project that drives the official @novu/api SDK.
+var clientDir = filepath.Join("..", "..", "clients", "novu-api-test")
+
+// TestNovuAPIClient runs clients/novu-api-test/run.mjs — the official
+// TypeScript SDK of the established service, which validates every response
+// with strict schemas — against Herald on each store, and requires every call
+// to succeed. Every response the SDK receives is also validated against
+// Herald's own OpenAPI document.
+func TestNovuAPIClient(t *testing.T) {
+	node, npm := requireTool(t, "node"), requireTool(t, "npm")
+	npmCI(t, npm)
+
+	for _, kind := range testdb.Kinds {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			base, key, problems := startHerald(t, kind)
+
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, node, "run.mjs")
+			cmd.Dir = clientDir
+			cmd.Env = append(os.Environ(), "HERALD_URL="+base, "HERALD_API_KEY="+key, "NO_COLOR=1")
+			out, err := cmd.CombinedOutput()
+			if ctx.Err() != nil {
+				t.Fatalf("run.mjs did not finish within 60 s; its output:\n%s", out)
+			}
+			require.NoError(t, err, "run.mjs failed against Herald (%s); its output:\n%s", kind, out)
+			t.Logf("run.mjs (%s):\n%s", kind, out)
+			for _, p := range problems() {
+				t.Error(p)
+			}
+		})
+	}
+}
+
+// requireTool finds an executable: the test skips without it, except under
+// CI=true, where its absence is a failure.
+func requireTool(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is required under CI=true: %v", name, err)
+		}
+		t.Skipf("%s not found (%v); install Node.js 18+ to run the @novu/api client test", name, err)
+	}
+	return p
+}
+
+// npmCI installs the locked dependencies, from the npm cache when it can.
+func npmCI(t *testing.T, npm string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, npm, "ci", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error")
+	cmd.Dir = clientDir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("npm ci in %s: %v\n%s", clientDir, err, out)
+		}
+		t.Skipf("npm ci in %s failed (offline?): %v\n%s", clientDir, err, out)
+	}
+}
+
+// startHerald starts Herald as `herald serve` does — a bootstrapped store,
+// the engine's workers, the API on a free port — and returns its base URL,
+// the development environment's API key, and a function returning the
+// responses that did not match the OpenAPI document.
+func startHerald(t *testing.T, kind string) (base, key string, problems func() []string) {
+	t.Helper()
+	db := testdb.Open(t, kind)
+	a := &app.App{Store: db, Keys: testdb.Keys(t)}
+	first, err := a.Bootstrap(context.Background())
+	require.NoError(t, err)
+	require.NotNil(t, first, "the store was not empty")
+
+	var logs bytes.Buffer
+	var logMu sync.Mutex
+	log := slog.New(slog.NewTextHandler(&lockedWriter{w: &logs, mu: &logMu}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	eng := engine.New(engine.Options{Store: db, Logger: log, Listen: db.ListenJobs, Poll: 200 * time.Millisecond})
+	workersDone := make(chan struct{})
+	go func() {
+		defer close(workersDone)
+		eng.Run(ctx)
+	}()
+
+	v := &validator{router: openAPIRouter(t)}
+	api := httpapi.New(httpapi.Options{Store: db, Keys: a.Keys, Logger: log, OnTrigger: eng.Wake})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	srv := &http.Server{Handler: v.wrap(api), ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	t.Cleanup(func() {
+		shutdownCtx, done := context.WithTimeout(context.Background(), 10*time.Second)
+		defer done()
+		if err := srv.Shutdown(shutdownCtx); err != nil {
+			t.Errorf("shutting the server down: %v", err)
+		}
+		if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+			t.Errorf("serving: %v", err)
+		}
+		cancel()
+		<-workersDone
+		logMu.Lock()
+		defer logMu.Unlock()
+		if t.Failed() && logs.Len() > 0 {
+			t.Logf("server log (warnings and errors):\n%s", logs.String())
+		}
+	})
+	return "http://" + ln.Addr().String(), first.Keys["development"], v.problems
+}
+
+type lockedWriter struct {
+	w  io.Writer
+	mu *sync.Mutex
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+var (
+	docOnce   sync.Once
+	docRouter routers.Router
+	docErr    error
+)
+
+// openAPIRouter loads the document Herald serves, once.
+func openAPIRouter(t *testing.T) routers.Router {
+	t.Helper()
+	docOnce.Do(func() {
+		doc, err := openapi3.NewLoader().LoadFromData(httpapi.OpenAPIJSON())
+		if err == nil {
+			err = doc.Validate(context.Background())
+		}
+		if err != nil {
+			docErr = err
+			return
+		}
+		docRouter, docErr = legacy.NewRouter(doc)
+	})
+	require.NoError(t, docErr)
+	return docRouter
+}
+
+// validator checks every response the server sends against the OpenAPI
+// document, as the HTTP suite's harness does, and remembers mismatches.
+type validator struct {
+	router routers.Router
+	mu     sync.Mutex
+	found  []string
+}
+
+func (v *validator) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		for k, vals := range rec.Header() {
+			w.Header()[k] = vals
+		}
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(rec.Body.Bytes())
+		if err := v.check(r, rec); err != nil {
+			v.mu.Lock()
+			v.found = append(v.found, fmt.Sprintf("%s %s → %d: %v\nbody: %s", r.Method, r.URL.RequestURI(), rec.Code, err, rec.Body.Bytes()))
+			v.mu.Unlock()
+		}
+	})
+}
+
+func (v *validator) check(r *http.Request, rec *httptest.ResponseRecorder) error {
+	if ct := rec.Header().Get("Content-Type"); ct != "application/json; charset=utf-8" {
+		return fmt.Errorf("content type %q", ct)
+	}
+	probe := httptest.NewRequest(r.Method, r.URL.RequestURI(), nil)
+	route, params, err := v.router.FindRoute(probe)
+	if err != nil {
+		if rec.Code == http.StatusNotFound || rec.Code == http.StatusMethodNotAllowed {
+			return nil // the catch-all, for paths the document does not have
+		}
+		return fmt.Errorf("not in the OpenAPI document: %w", err)
+	}
+	opts := &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true}
+	err = openapi3filter.ValidateResponse(context.Background(), &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: probe, PathParams: params, Route: route, Options: opts},
+		Status:                 rec.Code,
+		Header:                 rec.Header(),
+		Body:                   io.NopCloser(bytes.NewReader(rec.Body.Bytes())),
+		Options:                opts,
+	})
+	if err != nil {
+		return errors.New(strings.TrimSpace(err.Error()))
+	}
+	return nil
+}
+
+func (v *validator) problems() []string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return append([]string(nil), v.found...)
+}
