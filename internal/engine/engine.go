@@ -8,7 +8,9 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -180,7 +182,18 @@ func (e *Engine) RunOnce(ctx context.Context) (int, error) {
 	}
 	applied, err := e.o.Store.JobFinish(ctx, outcomes, e.now())
 	if err != nil {
-		return 0, err
+		// Nothing of the batch was written: schedule its jobs again with
+		// backoff. If even that fails, their leases expire and the rescue
+		// loop queues them.
+		e.log.Error("writing job outcomes; retrying the batch", "err", err)
+		retries := make([]store.JobOutcome, len(claimed))
+		for i, c := range claimed {
+			retries[i] = e.retry(store.JobOutcome{Job: c.Job}, err)
+		}
+		if _, rerr := e.o.Store.JobFinish(ctx, retries, e.now()); rerr != nil {
+			return 0, err
+		}
+		return len(claimed), nil
 	}
 	for i, ok := range applied {
 		if !ok {
@@ -188,4 +201,24 @@ func (e *Engine) RunOnce(ctx context.Context) (int, error) {
 		}
 	}
 	return resumed + len(claimed), nil
+}
+
+// retry schedules a job that failed transiently to run again after an
+// exponential backoff, or fails it once it has used its attempts.
+func (e *Engine) retry(o store.JobOutcome, cause error) store.JobOutcome {
+	if o.Job.Attempts >= e.o.MaxAttempts {
+		return e.fail(o, "Internal", fmt.Sprintf("Gave up after %d attempts: %v", o.Job.Attempts, cause))
+	}
+	wait := backoff(o.Job.Attempts)
+	o.Status, o.RunAt, o.Error, o.Message, o.ContinueWorkflow, o.SkipRest, o.Handled = store.JobQueued, e.now().Add(wait), cause.Error(), nil, false, false, false
+	o.Details = []store.ExecutionDetail{e.detail(o, "Warning", "Internal",
+		fmt.Sprintf("Temporary failure, retrying in %s: %v", wait.Round(time.Millisecond), cause), nil)}
+	return o
+}
+
+// backoff is the wait before the retry that follows attempt n (1-based):
+// exponential from one second with jitter, at most five minutes.
+func backoff(attempt int) time.Duration {
+	d := min(time.Second<<min(max(attempt-1, 0), 9), 5*time.Minute)
+	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
 }

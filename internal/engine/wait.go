@@ -181,9 +181,10 @@ func (e *Engine) digest(ctx context.Context, o store.JobOutcome, c store.Claimed
 		Job: c.Job, Key: key, WindowEnd: end, Backoff: backoff, Event: c.Notification.Payload, Metadata: meta, Now: now,
 	})
 	if err != nil {
-		// The job stays leased; when the lease expires it runs again.
 		e.log.Error("placing a digest event", "jobId", c.Job.ID, "err", err)
-	} else if res.Outcome == store.DigestLeader || res.Outcome == store.DigestImmediate {
+		return e.retry(o, err)
+	}
+	if res.Outcome == store.DigestLeader || res.Outcome == store.DigestImmediate {
 		e.Wake()
 	}
 	o.Handled = true
