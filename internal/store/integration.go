@@ -44,7 +44,9 @@ type Integrations interface {
 	IntegrationCreate(ctx context.Context, in *Integration) error
 	IntegrationGet(ctx context.Context, scope Scope, id string) (Integration, error)
 	IntegrationList(ctx context.Context, p IntegrationListParams) ([]Integration, error)
-	// IntegrationUpdate writes every field of in (found by ID and scope).
+	// IntegrationUpdate writes every field of in (found by ID and scope)
+	// but Primary, which it derives: kept as stored, dropped when inactive,
+	// gained when active and the channel has no primary.
 	IntegrationUpdate(ctx context.Context, in *Integration) error
 	IntegrationDelete(ctx context.Context, scope Scope, id, deletedBy string) error
 	// IntegrationSetPrimary makes it the active primary of its channel.

@@ -147,6 +147,12 @@ func (db *DB) IntegrationUpdate(ctx context.Context, in *store.Integration) erro
 		if err := db.lockPrimaries(ctx, tx, in.EnvironmentID); err != nil {
 			return err
 		}
+		// Primary is not the caller's to write (set-primary is): keep the
+		// stored flag, so that a stale read cannot undo a concurrent set-primary.
+		if err := tx.QueryRowContext(ctx, "SELECT is_primary FROM integrations WHERE environment_id = $1 AND id = $2"+
+			" AND deleted = false", in.EnvironmentID, in.ID).Scan(&in.Primary); err != nil {
+			return notFound(err)
+		}
 		if !in.Active {
 			in.Primary = false
 		} else if in.Channel != "" && !in.Primary {

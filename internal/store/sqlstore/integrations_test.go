@@ -249,9 +249,18 @@ func TestIntegrationUpdate(t *testing.T) {
 		require.False(t, get(t, db, tn.A, second.ID).Primary)
 		require.True(t, get(t, db, tn.A, in.ID).Primary)
 
-		// Writing primary=true makes it the only primary.
+		// Primary is derived, not written: an update carrying primary=true
+		// does not take it (set-primary does), and a stale copy read before a
+		// set-primary does not undo it.
 		second.Primary = true
 		require.NoError(t, db.IntegrationUpdate(ctx, &second))
+		require.False(t, get(t, db, tn.A, second.ID).Primary)
+		require.True(t, get(t, db, tn.A, in.ID).Primary)
+		stale := get(t, db, tn.A, in.ID)
+		_, err := db.IntegrationSetPrimary(ctx, tn.A, second.ID)
+		require.NoError(t, err)
+		stale.Name = "renamed from a stale read"
+		require.NoError(t, db.IntegrationUpdate(ctx, &stale))
 		require.True(t, get(t, db, tn.A, second.ID).Primary)
 		require.False(t, get(t, db, tn.A, in.ID).Primary)
 		require.Equal(t, 1, primaries(t, db, tn.A, "email"))
