@@ -47,13 +47,14 @@ func scanMessage(row interface{ Scan(...any) error }) (store.Message, error) {
 	return m, nil
 }
 
-// insertMessage writes a message once per job: a re-run adds nothing.
-func insertMessage(ctx context.Context, q querier, m *store.Message) error {
+// insertMessage writes a message once per job: a re-run adds nothing. An
+// in-app message inserted is added to counts, which the caller applies.
+func insertMessage(ctx context.Context, q querier, m *store.Message, counts *pendingCounts) error {
 	var tags any
 	if m.Tags != nil {
 		tags = marshalText(m.Tags, "[]")
 	}
-	_, err := q.ExecContext(ctx, "INSERT INTO messages ("+messageCols+") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,"+
+	res, err := q.ExecContext(ctx, "INSERT INTO messages ("+messageCols+") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,"+
 		" $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29)"+
 		" ON CONFLICT (job_id) DO NOTHING",
 		m.ID, m.OrganizationID, m.EnvironmentID, m.NotificationID, m.JobID, m.SubscriberID, m.WorkflowID,
@@ -61,7 +62,13 @@ func insertMessage(ctx context.Context, q querier, m *store.Message) error {
 		orJSON(m.CTA, "{}"), nullJSON(m.Actor), orJSON(m.Payload, "{}"), nullJSON(m.Data), tags,
 		orJSON(m.Overrides, "{}"), m.Status, m.Read, m.Seen, m.Archived, nullMS(m.LastReadAt), nullMS(m.LastSeenAt),
 		m.Deleted, ms(m.CreatedAt), ms(m.UpdatedAt))
-	return err
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 1 && m.Channel == "in_app" && !m.Deleted && counts != nil {
+		counts.add(m)
+	}
+	return nil
 }
 
 // inboxFilter is the WHERE clause of a subscriber's in-app messages.
@@ -148,6 +155,10 @@ func (db *DB) MessageFeed(ctx context.Context, p *store.FeedParams) (store.FeedP
 		page.TotalCount = len(page.Messages)
 		return page, nil
 	}
+	if len(p.Payload) == 0 {
+		page.TotalCount, err = db.countFromBuckets(ctx, p.EnvironmentID, p.SubscriberID, p.Read, p.Seen)
+		return page, err
+	}
 	err = db.r.QueryRowContext(ctx, "SELECT count(*) FROM messages WHERE "+where, countArgs...).Scan(&page.TotalCount)
 	return page, err
 }
@@ -166,28 +177,83 @@ func (db *DB) MessageMarkAs(ctx context.Context, scope store.Scope, subscriberID
 	if !ok {
 		return nil, fmt.Errorf("sqlstore: unknown markAs %q", markAs)
 	}
-	if len(ids) == 0 {
-		return []store.Message{}, nil
-	}
-	a := args{ms(now)}
-	q := "UPDATE messages SET " + set + ", updated_at = $1 WHERE " + db.inboxFilter(&a, scope, subscriberID) +
-		" AND id IN (" + a.list(ids) + ") RETURNING " + messageCols
-	rows, err := db.w.QueryContext(ctx, q, a...)
-	if err != nil {
-		return nil, fmt.Errorf("sqlstore: mark as: %w", err)
-	}
-	defer rows.Close()
 	out := []store.Message{}
-	for rows.Next() {
-		m, err := scanMessage(rows)
-		if err != nil {
-			return nil, err
+	if len(ids) == 0 {
+		return out, nil
+	}
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		if err := db.lockCounts(ctx, tx, subscriberID); err != nil {
+			return err
 		}
-		out = append(out, m)
+		var a args
+		rows, err := tx.QueryContext(ctx, "SELECT read, seen FROM messages WHERE "+db.inboxFilter(&a, scope, subscriberID)+
+			" AND id IN ("+a.list(ids)+")"+db.d.forUpdate, a...)
+		if err != nil {
+			return err
+		}
+		delta := bucketDelta{}
+		for rows.Next() {
+			var read, seen bool
+			if err := rows.Scan(&read, &seen); err != nil {
+				rows.Close()
+				return err
+			}
+			r, s := markedFlags(markAs, read, seen)
+			delta.move(read, seen, r, s)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		a = args{ms(now)}
+		rows, err = tx.QueryContext(ctx, "UPDATE messages SET "+set+", updated_at = $1 WHERE "+db.inboxFilter(&a, scope, subscriberID)+
+			" AND id IN ("+a.list(ids)+") RETURNING "+messageCols, a...)
+		if err != nil {
+			return fmt.Errorf("sqlstore: mark as: %w", err)
+		}
+		for rows.Next() {
+			m, err := scanMessage(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			out = append(out, m)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return applyCounts(ctx, tx, scope.EnvironmentID, subscriberID, delta)
+	})
+	if err != nil {
+		return nil, err
 	}
 	// Answer in the order the client listed the ids.
 	slices.SortFunc(out, func(x, y store.Message) int { return slices.Index(ids, x.ID) - slices.Index(ids, y.ID) })
-	return out, rows.Err()
+	return out, nil
+}
+
+// markedFlags are a message's (read, seen) after markAs.
+func markedFlags(markAs string, read, seen bool) (bool, bool) {
+	switch markAs {
+	case store.MarkRead:
+		return true, true
+	case store.MarkUnread:
+		return false, true
+	case store.MarkSeen:
+		return read, true
+	}
+	return read, false
+}
+
+// lockCounts serializes the changes to one subscriber's messages on
+// PostgreSQL (SQLite has one writer), so that the counts stay exact.
+func (db *DB) lockCounts(ctx context.Context, tx *sql.Tx, subscriberID string) error {
+	if db.d.name != "postgres" {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, "SELECT 1 FROM inbox_counts WHERE subscriber_id = $1 FOR UPDATE", subscriberID)
+	return err
 }
 
 // MessageMarkAll implements store.Inbox.
@@ -196,28 +262,55 @@ func (db *DB) MessageMarkAll(ctx context.Context, scope store.Scope, subscriberI
 	if !ok {
 		return 0, fmt.Errorf("sqlstore: unknown markAs %q", markAs)
 	}
-	a := args{ms(now)}
-	where := db.inboxFilter(&a, scope, subscriberID)
-	if markAs == store.MarkRead {
-		where += " AND read = false"
-	} else {
-		where += " AND seen = false"
-	}
-	res, err := db.w.ExecContext(ctx, "UPDATE messages SET "+set+", updated_at = $1 WHERE "+where, a...)
-	if err != nil {
-		return 0, err
-	}
-	n, _ := res.RowsAffected()
-	return int(n), nil
+	var n int64
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		if err := db.lockCounts(ctx, tx, subscriberID); err != nil {
+			return err
+		}
+		pending := " AND seen = false"
+		if markAs == store.MarkRead {
+			pending = " AND read = false"
+		}
+		var sa args
+		rows, err := tx.QueryContext(ctx, "SELECT read, seen, count(*) FROM messages WHERE "+
+			db.inboxFilter(&sa, scope, subscriberID)+pending+" GROUP BY read, seen", sa...)
+		if err != nil {
+			return err
+		}
+		delta := bucketDelta{}
+		for rows.Next() {
+			var read, seen bool
+			var c int
+			if err := rows.Scan(&read, &seen, &c); err != nil {
+				rows.Close()
+				return err
+			}
+			r, s := markedFlags(markAs, read, seen)
+			if from, to := bucketColumn(read, seen), bucketColumn(r, s); from != to {
+				delta[from] -= c
+				delta[to] += c
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		a := args{ms(now)}
+		res, err := tx.ExecContext(ctx, "UPDATE messages SET "+set+", updated_at = $1 WHERE "+
+			db.inboxFilter(&a, scope, subscriberID)+pending, a...)
+		if err != nil {
+			return err
+		}
+		n, _ = res.RowsAffected()
+		return applyCounts(ctx, tx, scope.EnvironmentID, subscriberID, delta)
+	})
+	return int(n), err
 }
 
 // MessageUnseenCount implements store.Inbox.
 func (db *DB) MessageUnseenCount(ctx context.Context, scope store.Scope, subscriberID string) (int, error) {
-	var a args
-	var n int
-	err := db.r.QueryRowContext(ctx, "SELECT count(*) FROM messages WHERE "+db.inboxFilter(&a, scope, subscriberID)+
-		" AND seen = false", a...).Scan(&n)
-	return n, err
+	unseen := false
+	return db.countFromBuckets(ctx, scope.EnvironmentID, subscriberID, nil, &unseen)
 }
 
 // MessageSetAction implements store.Inbox.
@@ -257,15 +350,28 @@ func (db *DB) MessageSetAction(ctx context.Context, scope store.Scope, subscribe
 
 // MessageDelete implements store.Inbox.
 func (db *DB) MessageDelete(ctx context.Context, scope store.Scope, messageID string) error {
-	res, err := db.w.ExecContext(ctx, "UPDATE messages SET deleted = true, updated_at = $1 WHERE environment_id = $2"+
-		" AND id = $3 AND deleted = false", ms(db.now()), scope.EnvironmentID, messageID)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return store.ErrNotFound
-	}
-	return nil
+	return db.inTx(ctx, func(tx *sql.Tx) error {
+		var subscriberID, channel string
+		var read, seen bool
+		err := tx.QueryRowContext(ctx, "SELECT subscriber_id, channel, read, seen FROM messages WHERE environment_id = $1"+
+			" AND id = $2 AND deleted = false", scope.EnvironmentID, messageID).Scan(&subscriberID, &channel, &read, &seen)
+		if err != nil {
+			return notFound(err)
+		}
+		if err := db.lockCounts(ctx, tx, subscriberID); err != nil {
+			return err
+		}
+		// Read the flags again under the lock: a mark-as may have changed them.
+		err = tx.QueryRowContext(ctx, "UPDATE messages SET deleted = true, updated_at = $1 WHERE id = $2 AND deleted = false"+
+			" RETURNING read, seen", ms(db.now()), messageID).Scan(&read, &seen)
+		if err != nil {
+			return notFound(err)
+		}
+		if channel != "in_app" {
+			return nil
+		}
+		return applyCounts(ctx, tx, scope.EnvironmentID, subscriberID, bucketDelta{bucketColumn(read, seen): -1})
+	})
 }
 
 // NotificationGet implements store.Inbox.

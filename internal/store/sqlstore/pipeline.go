@@ -386,6 +386,7 @@ func subscribersByID(ctx context.Context, q querier, ids []string) (map[string]s
 func (db *DB) JobFinish(ctx context.Context, outcomes []store.JobOutcome, now time.Time) ([]bool, error) {
 	applied := make([]bool, len(outcomes))
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		var counts pendingCounts
 		for i, o := range outcomes {
 			if o.Handled {
 				applied[i] = true
@@ -411,7 +412,7 @@ func (db *DB) JobFinish(ctx context.Context, outcomes []store.JobOutcome, now ti
 				}
 			}
 			if o.Message != nil {
-				if err := insertMessage(ctx, tx, o.Message); err != nil {
+				if err := insertMessage(ctx, tx, o.Message, &counts); err != nil {
 					return err
 				}
 			}
@@ -424,7 +425,7 @@ func (db *DB) JobFinish(ctx context.Context, outcomes []store.JobOutcome, now ti
 				}
 			}
 		}
-		return nil
+		return counts.apply(ctx, tx)
 	})
 	return applied, err
 }

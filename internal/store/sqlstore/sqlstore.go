@@ -206,6 +206,11 @@ func (db *DB) migrate(ctx context.Context) error {
 	return nil
 }
 
+// inTxFn is inTx for code written against querier.
+func (db *DB) inTxFn(ctx context.Context, fn func(q querier) error) error {
+	return db.inTx(ctx, func(tx *sql.Tx) error { return fn(tx) })
+}
+
 // inTx runs fn in a write transaction.
 func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := db.w.BeginTx(ctx, nil)
