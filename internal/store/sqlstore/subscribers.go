@@ -162,6 +162,12 @@ func (db *DB) SubscriberSearch(ctx context.Context, p *store.SubscriberSearchPar
 		{"(coalesce(first_name, '') || ' ' || coalesce(last_name, ''))", p.Name},
 	} {
 		if f.v != nil {
+			if f.col == "email" {
+				if cond, ok := db.emailWordsFilter(&a, *f.v); ok {
+					where = append(where, cond)
+					continue
+				}
+			}
 			cond, arg := db.d.substring(f.col, "$"+fmt.Sprint(len(a)+1), *f.v)
 			a = append(a, arg)
 			where = append(where, cond)

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/herald-notify/herald/internal/app"
+	"github.com/herald-notify/herald/internal/config"
+	"github.com/herald-notify/herald/internal/seed"
+	"github.com/herald-notify/herald/internal/store"
+)
+
+func TestCLISeed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	seedArgs := func(more ...string) []string {
+		return append([]string{"herald", "--data-dir", dir, "seed", "--subscribers", "1200", "--batch", "500"}, more...)
+	}
+	require.NoError(t, command(&out, &errOut).Run(context.Background(), seedArgs()))
+	require.Contains(t, out.String(), "seeded 1200 subscribers into development (sqlite)")
+	require.Contains(t, out.String(), "sub-00000000 … sub-00001199")
+	require.Contains(t, errOut.String(), "100.0%", "the progress bar ends full")
+	require.Contains(t, errOut.String(), "First start", "the keys of a first start are shown")
+
+	err := command(&out, &errOut).Run(context.Background(), seedArgs())
+	require.ErrorIs(t, err, store.ErrConflict, "seeding the same subscribers twice")
+	require.NoError(t, command(&out, &errOut).Run(context.Background(), seedArgs("--from", "1200")))
+
+	a, err := app.Open(context.Background(), config.Config{DataDir: dir})
+	require.NoError(t, err)
+	defer a.Close()
+	env, err := a.Store.EnvironmentGetByName(t.Context(), "development")
+	require.NoError(t, err)
+	scope := store.Scope{OrganizationID: env.OrganizationID, EnvironmentID: env.ID}
+	want := seed.New(scope, seed.DefaultSeed).Subscriber(2399)
+	got, err := a.Store.SubscriberGet(t.Context(), scope, seed.SubscriberID(2399))
+	require.NoError(t, err)
+	require.Equal(t, want.ID, got.ID)
+	require.Equal(t, want.Email, got.Email)
+	require.JSONEq(t, string(want.Data), string(got.Data))
+}
