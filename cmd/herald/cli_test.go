@@ -42,7 +42,7 @@ func TestCLIKeysTokenMigrateVersion(t *testing.T) {
 	require.NoError(t, err)
 	require.NotContains(t, list, key, "listings never show a whole key")
 	require.Contains(t, list, key[:7])
-	ids := regexp.MustCompile(`(?m)^([0-9a-f]{24})\s+`+regexp.QuoteMeta(key[:7])).FindStringSubmatch(list)
+	ids := regexp.MustCompile(`(?m)^([0-9a-f]{24})\s+` + regexp.QuoteMeta(key[:7])).FindStringSubmatch(list)
 	require.Len(t, ids, 2, list)
 
 	_, err = run(t, append(flags, "keys", "revoke", "--environment", "production", ids[1])...)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -33,16 +34,39 @@ func messageRow(m *store.Message) []any {
 // beyond a few dozen rows a statement gets slower per row, not faster.
 const messageRowsPerStatement = 16
 
-// MessageBulkLoad inserts many new messages, all or none, for seeding
-// benchmarks: through COPY on PostgreSQL and through prepared multi-row
-// INSERTs on SQLite. Unlike the pipeline's insert it checks nothing: a
-// message whose id or job_id exists is store.ErrConflict.
+// MessageBulkLoad inserts many new messages and adds them to their
+// subscribers' inbox counts, all in one transaction, for seeding benchmarks:
+// through COPY on PostgreSQL and through prepared multi-row INSERTs on
+// SQLite. Unlike the pipeline's insert it checks nothing: a message whose id
+// or job_id exists is store.ErrConflict.
 func (db *DB) MessageBulkLoad(ctx context.Context, msgs []store.Message) error {
-	var err error
+	var counts pendingCounts
+	for i := range msgs {
+		if msgs[i].Channel == "in_app" && !msgs[i].Deleted {
+			counts.add(&msgs[i])
+		}
+	}
+	conn, err := db.w.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("sqlstore: message bulk load: %w", err)
+	}
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlstore: message bulk load: %w", err)
+	}
 	if db.d.name == "postgres" {
-		err = db.copyMessages(ctx, msgs)
+		err = copyMessages(ctx, conn, msgs)
 	} else {
-		err = db.insertMessagesSQLite(ctx, msgs)
+		err = insertMessagesSQLite(ctx, tx, msgs)
+	}
+	if err == nil {
+		err = addCounts(ctx, tx, &counts, db.d.name == "postgres")
+	}
+	if err == nil {
+		err = tx.Commit()
+	} else {
+		tx.Rollback() //nolint:errcheck
 	}
 	if db.d.unique(err) {
 		return store.ErrConflict
@@ -53,12 +77,9 @@ func (db *DB) MessageBulkLoad(ctx context.Context, msgs []store.Message) error {
 	return nil
 }
 
-func (db *DB) copyMessages(ctx context.Context, msgs []store.Message) error {
-	conn, err := db.w.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
+// copyMessages copies msgs into the messages table, inside the transaction
+// open on conn.
+func copyMessages(ctx context.Context, conn *sql.Conn, msgs []store.Message) error {
 	return conn.Raw(func(driverConn any) error {
 		c, ok := driverConn.(*stdlib.Conn)
 		if !ok {
@@ -77,36 +98,69 @@ func (db *DB) copyMessages(ctx context.Context, msgs []store.Message) error {
 	})
 }
 
-func (db *DB) insertMessagesSQLite(ctx context.Context, msgs []store.Message) error {
-	return db.inTx(ctx, func(tx *sql.Tx) error {
-		prepared := map[int]*sql.Stmt{}
-		defer func() {
-			for _, st := range prepared {
-				st.Close()
-			}
-		}()
-		row := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(messageColList)), ", ") + ")"
-		vals := make([]any, 0, messageRowsPerStatement*len(messageColList))
-		for start := 0; start < len(msgs); start += messageRowsPerStatement {
-			batch := msgs[start:min(start+messageRowsPerStatement, len(msgs))]
-			st, ok := prepared[len(batch)]
-			if !ok {
-				q := "INSERT INTO messages (" + messageCols + ") VALUES " +
-					strings.TrimSuffix(strings.Repeat(row+", ", len(batch)), ", ")
-				var err error
-				if st, err = tx.PrepareContext(ctx, q); err != nil {
-					return err
-				}
-				prepared[len(batch)] = st
-			}
-			vals = vals[:0]
-			for i := range batch {
-				vals = append(vals, messageRow(&batch[i])...)
-			}
-			if _, err := st.ExecContext(ctx, vals...); err != nil {
+// insertMessagesSQLite inserts msgs in tx through multi-row INSERTs with
+// anonymous placeholders, each shape prepared once.
+func insertMessagesSQLite(ctx context.Context, tx *sql.Tx, msgs []store.Message) error {
+	prepared := map[int]*sql.Stmt{}
+	defer func() {
+		for _, st := range prepared {
+			st.Close()
+		}
+	}()
+	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(messageColList)), ", ") + ")"
+	vals := make([]any, 0, messageRowsPerStatement*len(messageColList))
+	for start := 0; start < len(msgs); start += messageRowsPerStatement {
+		batch := msgs[start:min(start+messageRowsPerStatement, len(msgs))]
+		st, ok := prepared[len(batch)]
+		if !ok {
+			q := "INSERT INTO messages (" + messageCols + ") VALUES " +
+				strings.TrimSuffix(strings.Repeat(row+", ", len(batch)), ", ")
+			var err error
+			if st, err = tx.PrepareContext(ctx, q); err != nil {
 				return err
 			}
+			prepared[len(batch)] = st
 		}
-		return nil
-	})
+		vals = vals[:0]
+		for i := range batch {
+			vals = append(vals, messageRow(&batch[i])...)
+		}
+		if _, err := st.ExecContext(ctx, vals...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addCounts adds the gathered counts with multi-row upserts in subscriber
+// order (so that concurrent loads lock count rows in one order).
+func addCounts(ctx context.Context, tx *sql.Tx, counts *pendingCounts, postgres bool) error {
+	subs := make([]string, 0, len(counts.deltas))
+	for s := range counts.deltas {
+		subs = append(subs, s)
+	}
+	slices.Sort(subs)
+	perStatement := 100 // 6 arguments a row
+	if postgres {
+		perStatement = 5000
+	}
+	buckets := []string{"unread_unseen", "unread_seen", "read_unseen", "read_seen"}
+	for start := 0; start < len(subs); start += perStatement {
+		var a args
+		var rows []string
+		for _, s := range subs[start:min(start+perStatement, len(subs))] {
+			d := counts.deltas[s]
+			rows = append(rows, "("+strings.Join([]string{a.add(s), a.add(counts.env[s]), a.add(d[buckets[0]]),
+				a.add(d[buckets[1]]), a.add(d[buckets[2]]), a.add(d[buckets[3]])}, ", ")+")")
+		}
+		var sets []string
+		for _, c := range buckets {
+			sets = append(sets, c+" = inbox_counts."+c+" + excluded."+c)
+		}
+		if _, err := tx.ExecContext(ctx, "INSERT INTO inbox_counts (subscriber_id, environment_id, "+strings.Join(buckets, ", ")+
+			") VALUES "+strings.Join(rows, ", ")+" ON CONFLICT (subscriber_id) DO UPDATE SET "+strings.Join(sets, ", "), a...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
