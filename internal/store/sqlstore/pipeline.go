@@ -143,14 +143,11 @@ func (db *DB) Trigger(ctx context.Context, p *store.TriggerParams) (store.Trigge
 			}
 			res.Notifications = append(res.Notifications, n)
 		}
-		if db.d.name == "postgres" && len(p.Workflow.Steps) > 0 {
-			// Delivered at commit, to the workers of every process.
-			if _, err := tx.ExecContext(ctx, "SELECT pg_notify('"+jobsChannel+"', '')"); err != nil {
-				return err
-			}
-		}
 		return nil
 	})
+	if err == nil && !res.Duplicate && len(p.Workflow.Steps) > 0 {
+		db.notifyJobs()
+	}
 	return res, err
 }
 

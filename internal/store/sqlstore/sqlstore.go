@@ -40,6 +40,7 @@ type DB struct {
 	d       dialect
 	sealer  Sealer
 	url     string // PostgreSQL only, for the LISTEN connection
+	notify  notifier
 	now     func() time.Time
 	closers []func() error
 }
@@ -169,8 +170,23 @@ func (db *DB) migrate(ctx context.Context) error {
 		"CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)"); err != nil {
 		return fmt.Errorf("sqlstore: %w", err)
 	}
-	var current int
-	if err := conn.QueryRowContext(ctx, "SELECT coalesce(max(version), 0) FROM schema_migrations").Scan(&current); err != nil {
+	// Every version not applied yet runs, in order — not only those above
+	// the highest: a migration merged later with a lower number still runs.
+	applied := map[int]bool{}
+	rows, err := conn.QueryContext(ctx, "SELECT version FROM schema_migrations")
+	if err != nil {
+		return fmt.Errorf("sqlstore: %w", err)
+	}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			rows.Close()
+			return fmt.Errorf("sqlstore: %w", err)
+		}
+		applied[v] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
 		return fmt.Errorf("sqlstore: %w", err)
 	}
 	for _, e := range entries {
@@ -179,7 +195,7 @@ func (db *DB) migrate(ctx context.Context) error {
 		if !ok || err != nil {
 			return fmt.Errorf("sqlstore: badly named migration %s", e.Name())
 		}
-		if version <= current {
+		if applied[version] {
 			continue
 		}
 		text, err := migrationFS.ReadFile(dir + "/" + e.Name())
