@@ -47,21 +47,73 @@ func scanMessage(row interface{ Scan(...any) error }) (store.Message, error) {
 	return m, nil
 }
 
-// insertMessage writes a message once per job: a re-run adds nothing. An
-// in-app message inserted is added to counts, which the caller applies.
-func insertMessage(ctx context.Context, q querier, m *store.Message, counts *pendingCounts) error {
+// insertMessages writes messages once per job, on PostgreSQL a chunk per
+// statement; the in-app ones inserted are added to counts.
+func (db *DB) insertMessages(ctx context.Context, q querier, msgs []*store.Message, counts *pendingCounts) error {
+	if db.d.name != "postgres" {
+		for _, m := range msgs {
+			if err := insertMessage(ctx, q, m, counts); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	byJob := make(map[string]*store.Message, len(msgs))
+	for start := 0; start < len(msgs); start += 500 {
+		chunk := msgs[start:min(start+500, len(msgs))]
+		var a args
+		rows := make([]string, len(chunk))
+		for i, m := range chunk {
+			byJob[m.JobID] = m
+			vals := messageValues(m)
+			ph := make([]string, len(vals))
+			for k, v := range vals {
+				ph[k] = a.add(v)
+			}
+			rows[i] = "(" + strings.Join(ph, ", ") + ")"
+		}
+		res, err := q.QueryContext(ctx, "INSERT INTO messages ("+messageCols+") VALUES "+strings.Join(rows, ", ")+
+			" ON CONFLICT (job_id) DO NOTHING RETURNING job_id", a...)
+		if err != nil {
+			return fmt.Errorf("sqlstore: insert messages: %w", err)
+		}
+		for res.Next() {
+			var jobID string
+			if err := res.Scan(&jobID); err != nil {
+				res.Close()
+				return err
+			}
+			if m := byJob[jobID]; m != nil && m.Channel == "in_app" && !m.Deleted {
+				counts.add(m)
+			}
+		}
+		res.Close()
+		if err := res.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// messageValues are a message's column values in messageCols order.
+func messageValues(m *store.Message) []any {
 	var tags any
 	if m.Tags != nil {
 		tags = marshalText(m.Tags, "[]")
 	}
-	res, err := q.ExecContext(ctx, "INSERT INTO messages ("+messageCols+") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,"+
-		" $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29)"+
-		" ON CONFLICT (job_id) DO NOTHING",
-		m.ID, m.OrganizationID, m.EnvironmentID, m.NotificationID, m.JobID, m.SubscriberID, m.WorkflowID,
+	return []any{m.ID, m.OrganizationID, m.EnvironmentID, m.NotificationID, m.JobID, m.SubscriberID, m.WorkflowID,
 		m.TemplateIdentifier, m.TransactionID, m.Channel, m.ProviderID, m.Content, m.Subject, m.Avatar,
 		orJSON(m.CTA, "{}"), nullJSON(m.Actor), orJSON(m.Payload, "{}"), nullJSON(m.Data), tags,
 		orJSON(m.Overrides, "{}"), m.Status, m.Read, m.Seen, m.Archived, nullMS(m.LastReadAt), nullMS(m.LastSeenAt),
-		m.Deleted, ms(m.CreatedAt), ms(m.UpdatedAt))
+		m.Deleted, ms(m.CreatedAt), ms(m.UpdatedAt)}
+}
+
+// insertMessage writes a message once per job: a re-run adds nothing. An
+// in-app message inserted is added to counts, which the caller applies.
+func insertMessage(ctx context.Context, q querier, m *store.Message, counts *pendingCounts) error {
+	res, err := q.ExecContext(ctx, "INSERT INTO messages ("+messageCols+") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,"+
+		" $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29)"+
+		" ON CONFLICT (job_id) DO NOTHING", messageValues(m)...)
 	if err != nil {
 		return err
 	}

@@ -377,54 +377,136 @@ func subscribersByID(ctx context.Context, q querier, ids []string) (map[string]s
 	return out, rows.Err()
 }
 
-// JobFinish implements store.Pipeline: all outcomes in one transaction; the
-// job row is updated first, guarded by its lease, so a worker whose lease was
-// taken over writes nothing.
+// JobFinish implements store.Pipeline: all outcomes in one transaction, in a
+// few statements per batch. The job rows are updated first, guarded by their
+// lease (status running and the claimed attempt), so a worker whose lease was
+// taken over writes nothing for that job.
 func (db *DB) JobFinish(ctx context.Context, outcomes []store.JobOutcome, now time.Time) ([]bool, error) {
 	applied := make([]bool, len(outcomes))
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		var counts pendingCounts
+		updated, err := db.finishJobRows(ctx, tx, outcomes, now)
+		if err != nil {
+			return err
+		}
+		var msgs []*store.Message
+		var details []store.ExecutionDetail
+		var next []store.Job
 		for i, o := range outcomes {
-			if o.Handled {
-				applied[i] = true
-				continue
-			}
-			runAt := o.Job.RunAt
-			if o.Status == store.JobQueued || o.Status == store.JobDelayed {
-				runAt = o.RunAt
-			}
-			res, err := tx.ExecContext(ctx, "UPDATE jobs SET status = $1, lease_until = NULL, error = $2, run_at = $3,"+
-				" updated_at = $4, digest = coalesce($5, digest) WHERE id = $6 AND status = 'running' AND attempts = $7",
-				o.Status, o.Error, ms(runAt), ms(now), nullJSON(o.Digest), o.Job.ID, o.Job.Attempts)
-			if err != nil {
-				return err
-			}
-			if n, _ := res.RowsAffected(); n == 0 {
+			if !o.Handled && !updated[o.Job.ID] {
 				continue
 			}
 			applied[i] = true
+			if o.Handled {
+				continue
+			}
 			if o.SkipRest {
 				if err := skipRest(ctx, tx, o.Job, now); err != nil {
 					return err
 				}
 			}
 			if o.Message != nil {
-				if err := insertMessage(ctx, tx, o.Message, &counts); err != nil {
-					return err
-				}
+				msgs = append(msgs, o.Message)
 			}
-			if err := insertDetails(ctx, tx, o.Details); err != nil {
-				return err
-			}
+			details = append(details, o.Details...)
 			if o.ContinueWorkflow {
-				if err := queueNext(ctx, tx, o.Job.NotificationID, o.Job.StepIndex, now); err != nil {
-					return err
-				}
+				next = append(next, o.Job)
 			}
+		}
+		var counts pendingCounts
+		if err := db.insertMessages(ctx, tx, msgs, &counts); err != nil {
+			return err
+		}
+		if err := db.insertDetailsBatched(ctx, tx, details); err != nil {
+			return err
+		}
+		if err := db.queueNextMany(ctx, tx, next, now); err != nil {
+			return err
 		}
 		return counts.apply(ctx, tx)
 	})
 	return applied, err
+}
+
+// rowsPerStatement bounds multi-row statements: modernc's SQLite driver
+// slows with the square of a statement's arguments, PostgreSQL does not.
+func (db *DB) rowsPerStatement() int {
+	if db.d.name == "sqlite" {
+		return 32
+	}
+	return 500
+}
+
+// finishJobRows writes the status of every outcome's job that is still
+// leased under the claimed attempt, and returns the ids it updated.
+func (db *DB) finishJobRows(ctx context.Context, tx *sql.Tx, outcomes []store.JobOutcome, now time.Time) (map[string]bool, error) {
+	var todo []store.JobOutcome
+	for _, o := range outcomes {
+		if !o.Handled {
+			todo = append(todo, o)
+		}
+	}
+	updated := make(map[string]bool, len(todo))
+	for start := 0; start < len(todo); start += db.rowsPerStatement() {
+		chunk := todo[start:min(start+db.rowsPerStatement(), len(todo))]
+		a := args{ms(now)}
+		rows := make([]string, len(chunk))
+		for i, o := range chunk {
+			runAt := o.Job.RunAt
+			if o.Status == store.JobQueued || o.Status == store.JobDelayed {
+				runAt = o.RunAt
+			}
+			rows[i] = "(CAST(" + a.add(o.Job.ID) + " AS TEXT), CAST(" + a.add(o.Job.Attempts) + " AS BIGINT), CAST(" +
+				a.add(o.Status) + " AS TEXT), CAST(" + a.add(o.Error) + " AS TEXT), CAST(" + a.add(ms(runAt)) +
+				" AS BIGINT), CAST(" + a.add(nullJSON(o.Digest)) + " AS TEXT))"
+		}
+		res, err := tx.QueryContext(ctx, "WITH v(id, attempts, status, error, run_at, digest) AS (VALUES "+
+			strings.Join(rows, ", ")+") UPDATE jobs SET status = v.status, lease_until = NULL, error = v.error,"+
+			" run_at = v.run_at, updated_at = $1, digest = coalesce(v.digest, jobs.digest) FROM v"+
+			" WHERE jobs.id = v.id AND jobs.status = 'running' AND jobs.attempts = v.attempts RETURNING jobs.id", a...)
+		if err != nil {
+			return nil, fmt.Errorf("sqlstore: finish jobs: %w", err)
+		}
+		for res.Next() {
+			var id string
+			if err := res.Scan(&id); err != nil {
+				res.Close()
+				return nil, err
+			}
+			updated[id] = true
+		}
+		res.Close()
+		if err := res.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return updated, nil
+}
+
+// insertDetailsBatched writes execution details a chunk at a time.
+func (db *DB) insertDetailsBatched(ctx context.Context, q querier, ds []store.ExecutionDetail) error {
+	for start := 0; start < len(ds); start += db.rowsPerStatement() {
+		if err := insertDetails(ctx, q, ds[start:min(start+db.rowsPerStatement(), len(ds))]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// queueNextMany queues the step after each job's, in one statement a chunk.
+func (db *DB) queueNextMany(ctx context.Context, q querier, jobs []store.Job, now time.Time) error {
+	for start := 0; start < len(jobs); start += db.rowsPerStatement() {
+		chunk := jobs[start:min(start+db.rowsPerStatement(), len(jobs))]
+		a := args{ms(now)}
+		rows := make([]string, len(chunk))
+		for i, j := range chunk {
+			rows[i] = "(CAST(" + a.add(j.NotificationID) + " AS TEXT), CAST(" + a.add(j.StepIndex+1) + " AS BIGINT))"
+		}
+		if _, err := q.ExecContext(ctx, "UPDATE jobs SET status = 'queued', run_at = $1, updated_at = $1"+
+			" WHERE status = 'pending' AND (notification_id, step_index) IN (VALUES "+strings.Join(rows, ", ")+")", a...); err != nil {
+			return fmt.Errorf("sqlstore: queue next steps: %w", err)
+		}
+	}
+	return nil
 }
 
 // queueNext queues the step after stepIndex of a notification.

@@ -80,7 +80,7 @@ func OpenSQLite(ctx context.Context, path string, sealer Sealer) (*DB, error) {
 		return nil, fmt.Errorf("sqlstore: %w", err)
 	}
 	pragmas := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
-	w, err := sql.Open("sqlite", "file:"+path+"?"+pragmas+"&_txlock=immediate")
+	w, err := sql.Open("sqlite-cached", "file:"+path+"?"+pragmas+"&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: %w", err)
 	}
@@ -88,7 +88,7 @@ func OpenSQLite(ctx context.Context, path string, sealer Sealer) (*DB, error) {
 	// than busy-waiting in the database.
 	w.SetMaxOpenConns(1)
 	w.SetConnMaxIdleTime(0)
-	r, err := sql.Open("sqlite", "file:"+path+"?"+pragmas+"&_pragma=query_only(1)")
+	r, err := sql.Open("sqlite-cached", "file:"+path+"?"+pragmas+"&_pragma=query_only(1)")
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("sqlstore: %w", err)
