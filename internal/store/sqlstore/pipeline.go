@@ -103,23 +103,48 @@ func insertDetails(ctx context.Context, q querier, ds []store.ExecutionDetail) e
 	return err
 }
 
-// Trigger implements store.Pipeline.
+// errDuplicate rolls back a trigger whose transactionId was used before.
+var errDuplicate = errors.New("sqlstore: duplicate transaction")
+
+// Column types of the rows a trigger inserts, for the casts PostgreSQL needs
+// when values come through a VALUES list.
+var (
+	notificationTypes = []string{"TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "JSONB", "TEXT", "TEXT", "TEXT", "TEXT",
+		"TEXT", "TEXT", "BIGINT", "BIGINT"}
+	jobTypes = []string{"TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "INTEGER", "TEXT", "TEXT", "TEXT",
+		"BIGINT", "BIGINT", "INTEGER", "TEXT", "TEXT", "TEXT", "INTEGER", "BIGINT", "BIGINT"}
+	detailTypes = []string{"TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "BOOLEAN", "BOOLEAN", "TEXT", "TEXT", "BIGINT"}
+)
+
+// triggerRows are the rows one trigger writes.
+type triggerRows struct {
+	notifications, jobs, details [][]any
+}
+
+// Trigger implements store.Pipeline. On PostgreSQL, after the recipients
+// are found or upserted, one statement claims the transactionId and writes
+// every notification, job and execution detail (data-modifying CTEs): four
+// round trips in all whatever the workflow. On SQLite, in process, the
+// statements are plain.
 func (db *DB) Trigger(ctx context.Context, p *store.TriggerParams) (store.TriggerResult, error) {
 	var res store.TriggerResult
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, "INSERT INTO transactions (environment_id, transaction_id, workflow_id, created_at)"+
-			" VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING", p.EnvironmentID, p.TransactionID, p.Workflow.ID, ms(p.Now))
-		if err != nil {
-			return err
-		}
-		if n, _ := r.RowsAffected(); n == 0 {
-			res.Duplicate = true
-			return nil
+		pg := db.d.name == "postgres"
+		if !pg {
+			r, err := tx.ExecContext(ctx, "INSERT INTO transactions (environment_id, transaction_id, workflow_id, created_at)"+
+				" VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING", p.EnvironmentID, p.TransactionID, p.Workflow.ID, ms(p.Now))
+			if err != nil {
+				return err
+			}
+			if n, _ := r.RowsAffected(); n == 0 {
+				return errDuplicate
+			}
 		}
 		channels := make([]string, 0, len(p.Workflow.Steps))
 		for _, s := range p.Workflow.Steps {
 			channels = append(channels, s.Type)
 		}
+		var rows triggerRows
 		for _, rcp := range p.Recipients {
 			sub, err := db.triggerSubscriber(ctx, tx, p, rcp)
 			if err != nil {
@@ -131,24 +156,110 @@ func (db *DB) Trigger(ctx context.Context, p *store.TriggerParams) (store.Trigge
 				Overrides: p.Overrides, Actor: p.Actor, Tags: p.Tags, Channels: channels, CreatedAt: p.Now, UpdatedAt: p.Now,
 			}
 			n.To, _ = json.Marshal(map[string]any{"subscriberId": sub.SubscriberID})
-			if _, err := tx.ExecContext(ctx, "INSERT INTO notifications ("+notificationCols+") VALUES"+
-				" ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, NULL, $13, $14)",
-				n.ID, n.OrganizationID, n.EnvironmentID, n.WorkflowID, n.SubscriberID, n.TransactionID,
-				orJSON(n.Payload, "{}"), orJSON(n.Overrides, "{}"), nullJSON(n.Actor), nullJSON(n.To),
-				marshalText(n.Tags, "[]"), marshalText(n.Channels, "[]"), ms(n.CreatedAt), ms(n.UpdatedAt)); err != nil {
-				return err
-			}
-			if err := insertJobs(ctx, tx, p, n); err != nil {
-				return err
-			}
+			rows.add(p, n)
 			res.Notifications = append(res.Notifications, n)
+		}
+		if pg {
+			return db.insertTriggerPostgres(ctx, tx, p, rows)
+		}
+		for _, t := range []struct {
+			table, cols string
+			rows        [][]any
+		}{{"notifications", notificationCols, rows.notifications}, {"jobs", jobCols, rows.jobs},
+			{"execution_details", detailCols, rows.details}} {
+			if err := db.insertRows(ctx, tx, t.table, t.cols, t.rows); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
-	if err == nil && !res.Duplicate && len(p.Workflow.Steps) > 0 {
+	if errors.Is(err, errDuplicate) {
+		return store.TriggerResult{Duplicate: true}, nil
+	}
+	if err == nil && len(p.Workflow.Steps) > 0 {
 		db.notifyJobs()
 	}
 	return res, err
+}
+
+// add appends a notification with one job per step (the first queued, the
+// rest pending) and a Pending "Step queued" detail per job.
+func (r *triggerRows) add(p *store.TriggerParams, n store.Notification) {
+	now := ms(p.Now)
+	r.notifications = append(r.notifications, []any{n.ID, n.OrganizationID, n.EnvironmentID, n.WorkflowID, n.SubscriberID,
+		n.TransactionID, orJSON(n.Payload, "{}"), orJSON(n.Overrides, "{}"), nullJSON(n.Actor), nullJSON(n.To),
+		marshalText(n.Tags, "[]"), marshalText(n.Channels, "[]"), nil, now, now})
+	for i, s := range p.Workflow.Steps {
+		status := store.JobPending
+		if i == 0 {
+			status = store.JobQueued
+		}
+		jobID, provider := id.NewAt(p.Now), p.ProviderFor(s.Type)
+		r.jobs = append(r.jobs, []any{jobID, n.OrganizationID, n.EnvironmentID, n.ID, n.SubscriberID, n.WorkflowID,
+			n.TransactionID, s.ID, i, s.Type, provider, status, now, nil, 0, nil, nil, "", 0, now, now})
+		r.details = append(r.details, []any{id.NewAt(p.Now), jobID, n.ID, n.EnvironmentID, "Pending", "Internal",
+			"Step queued", false, false, provider, nil, now})
+	}
+}
+
+// insertRows inserts rows into table, a chunk per statement.
+func (db *DB) insertRows(ctx context.Context, q querier, table, cols string, rows [][]any) error {
+	for start := 0; start < len(rows); start += db.rowsPerStatement() {
+		var a args
+		var vals []string
+		for _, row := range rows[start:min(start+db.rowsPerStatement(), len(rows))] {
+			ph := make([]string, len(row))
+			for i, v := range row {
+				ph[i] = a.add(v)
+			}
+			vals = append(vals, "("+strings.Join(ph, ", ")+")")
+		}
+		if _, err := q.ExecContext(ctx, "INSERT INTO "+table+" ("+cols+") VALUES "+strings.Join(vals, ", "), a...); err != nil {
+			return fmt.Errorf("sqlstore: insert %s: %w", table, err)
+		}
+	}
+	return nil
+}
+
+// castValues renders rows as a VALUES list whose every value is cast.
+func castValues(a *args, rows [][]any, types []string) string {
+	vals := make([]string, len(rows))
+	for r, row := range rows {
+		ph := make([]string, len(row))
+		for i, v := range row {
+			ph[i] = "CAST(" + a.add(v) + " AS " + types[i] + ")"
+		}
+		vals[r] = "(" + strings.Join(ph, ", ") + ")"
+	}
+	return strings.Join(vals, ", ")
+}
+
+// insertTriggerPostgres claims the transactionId and writes the trigger's
+// rows in one statement; errDuplicate when the transactionId was used.
+func (db *DB) insertTriggerPostgres(ctx context.Context, tx *sql.Tx, p *store.TriggerParams, rows triggerRows) error {
+	a := args{p.EnvironmentID, p.TransactionID, p.Workflow.ID, ms(p.Now)}
+	q := "WITH t AS (INSERT INTO transactions (environment_id, transaction_id, workflow_id, created_at)" +
+		" VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING 1)"
+	for i, part := range []struct {
+		table, cols string
+		rows        [][]any
+		types       []string
+	}{{"notifications", notificationCols, rows.notifications, notificationTypes}, {"jobs", jobCols, rows.jobs, jobTypes},
+		{"execution_details", detailCols, rows.details, detailTypes}} {
+		if len(part.rows) == 0 {
+			continue
+		}
+		q += fmt.Sprintf(", w%d AS (INSERT INTO %s (%s) SELECT * FROM (VALUES %s) v WHERE EXISTS (SELECT 1 FROM t))",
+			i, part.table, part.cols, castValues(&a, part.rows, part.types))
+	}
+	var claimed int
+	if err := tx.QueryRowContext(ctx, q+" SELECT count(*) FROM t", a...).Scan(&claimed); err != nil {
+		return fmt.Errorf("sqlstore: trigger: %w", err)
+	}
+	if claimed == 0 {
+		return errDuplicate
+	}
+	return nil
 }
 
 // triggerSubscriber upserts the recipient, or finds it, creating a bare
@@ -166,36 +277,6 @@ func (db *DB) triggerSubscriber(ctx context.Context, tx *sql.Tx, p *store.Trigge
 	up.Scope = p.Scope
 	s, _, err := db.subscriberUpsert(ctx, tx, up, p.Now)
 	return s, err
-}
-
-// insertJobs writes one job per step, the first queued and the rest
-// pending, with a "queued" execution detail each.
-func insertJobs(ctx context.Context, tx *sql.Tx, p *store.TriggerParams, n store.Notification) error {
-	steps := p.Workflow.Steps
-	if len(steps) == 0 {
-		return nil
-	}
-	var a args
-	rows := make([]string, len(steps))
-	details := make([]store.ExecutionDetail, len(steps))
-	for i, s := range steps {
-		status := store.JobPending
-		if i == 0 {
-			status = store.JobQueued
-		}
-		jobID := id.NewAt(p.Now)
-		provider := p.ProviderFor(s.Type)
-		rows[i] = "(" + strings.Join([]string{a.add(jobID), a.add(n.OrganizationID), a.add(n.EnvironmentID), a.add(n.ID),
-			a.add(n.SubscriberID), a.add(n.WorkflowID), a.add(n.TransactionID), a.add(s.ID), a.add(i), a.add(s.Type),
-			a.add(provider), a.add(status), a.add(ms(p.Now)), "NULL", "0", "NULL", "NULL", "''", "0",
-			a.add(ms(p.Now)), a.add(ms(p.Now))}, ", ") + ")"
-		details[i] = store.ExecutionDetail{ID: id.NewAt(p.Now), JobID: jobID, NotificationID: n.ID, EnvironmentID: n.EnvironmentID,
-			Status: "Pending", Source: "Internal", Detail: "Step queued", ProviderID: provider, CreatedAt: p.Now}
-	}
-	if _, err := tx.ExecContext(ctx, "INSERT INTO jobs ("+jobCols+") VALUES "+strings.Join(rows, ", "), a...); err != nil {
-		return err
-	}
-	return insertDetails(ctx, tx, details)
 }
 
 // TriggerCancel implements store.Pipeline.

@@ -36,13 +36,16 @@ type Sealer interface {
 
 // DB is the store on one database.
 type DB struct {
-	w, r    *sql.DB // writer and readers; the same pool on PostgreSQL
-	d       dialect
-	sealer  Sealer
-	url     string // PostgreSQL only, for the LISTEN connection
-	notify  notifier
-	now     func() time.Time
-	closers []func() error
+	w, r   *sql.DB // writer and readers; the same pool on PostgreSQL
+	d      dialect
+	sealer Sealer
+	url    string // PostgreSQL only, for the LISTEN connection
+	notify notifier
+
+	keys      ttlCache[keyAndEnv]
+	workflows ttlCache[store.Workflow]
+	now       func() time.Time
+	closers   []func() error
 }
 
 var _ store.Store = (*DB)(nil)
@@ -96,6 +99,7 @@ func OpenSQLite(ctx context.Context, path string, sealer Sealer) (*DB, error) {
 	r.SetMaxOpenConns(8)
 	r.SetMaxIdleConns(8)
 	db := &DB{w: w, r: r, d: sqliteDialect, sealer: sealer, now: time.Now, closers: []func() error{r.Close, w.Close}}
+	db.initCaches()
 	if err := db.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -113,11 +117,16 @@ func OpenPostgres(ctx context.Context, url string, sealer Sealer) (*DB, error) {
 	p.SetMaxIdleConns(32)
 	p.SetConnMaxIdleTime(5 * time.Minute)
 	db := &DB{w: p, r: p, d: postgresDialect, sealer: sealer, url: url, now: time.Now, closers: []func() error{p.Close}}
+	db.initCaches()
 	if err := db.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return db, nil
+}
+
+func (db *DB) initCaches() {
+	db.keys.ttl, db.workflows.ttl = apiKeyCacheTTL, workflowCacheTTL
 }
 
 // Dialect names the database: "sqlite" or "postgres".

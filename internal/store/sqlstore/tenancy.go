@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"time"
 
 	"github.com/herald-notify/herald/internal/store"
 )
@@ -113,8 +114,25 @@ func scanAPIKey(row interface{ Scan(...any) error }, extra ...any) (store.APIKey
 	return k, notFound(err)
 }
 
-// APIKeyGetByHash implements store.Tenancy.
+type keyAndEnv struct {
+	key store.APIKey
+	env store.Environment
+}
+
+// APIKeyGetByHash implements store.Tenancy (cached for apiKeyCacheTTL).
 func (db *DB) APIKeyGetByHash(ctx context.Context, hash string) (store.APIKey, store.Environment, error) {
+	now := time.Now()
+	if c, ok := db.keys.get(hash, now); ok {
+		return c.key, c.env, nil
+	}
+	k, e, err := db.apiKeyGetByHash(ctx, hash)
+	if err == nil {
+		db.keys.put(hash, keyAndEnv{k, e}, now)
+	}
+	return k, e, err
+}
+
+func (db *DB) apiKeyGetByHash(ctx context.Context, hash string) (store.APIKey, store.Environment, error) {
 	var e store.Environment
 	var envCreated int64
 	k, err := scanAPIKey(db.r.QueryRowContext(ctx, "SELECT "+apiKeyCols+", e.id, e.organization_id, e.name, e.created_at"+
@@ -144,6 +162,7 @@ func (db *DB) APIKeyList(ctx context.Context, environmentID string) ([]store.API
 
 // APIKeyRevoke implements store.Tenancy.
 func (db *DB) APIKeyRevoke(ctx context.Context, environmentID, id string) error {
+	defer db.keys.clear()
 	res, err := db.w.ExecContext(ctx, "UPDATE api_keys SET revoked_at = $1 WHERE environment_id = $2 AND id = $3 AND revoked_at IS NULL",
 		ms(db.now()), environmentID, id)
 	if err != nil {

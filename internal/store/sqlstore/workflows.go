@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/herald-notify/herald/internal/store"
 )
@@ -49,6 +50,7 @@ func marshalText(v any, empty string) string {
 
 // WorkflowCreate implements store.Workflows.
 func (db *DB) WorkflowCreate(ctx context.Context, w *store.Workflow) error {
+	defer db.workflows.clear()
 	_, err := db.w.ExecContext(ctx, "INSERT INTO workflows ("+workflowCols+") VALUES"+
 		" ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
 		w.ID, w.OrganizationID, w.EnvironmentID, w.Key, w.Name, w.Description, marshalText(w.Tags, "[]"), w.Active,
@@ -60,8 +62,20 @@ func (db *DB) WorkflowCreate(ctx context.Context, w *store.Workflow) error {
 	return err
 }
 
-// WorkflowGet implements store.Workflows.
+// WorkflowGet implements store.Workflows (cached for workflowCacheTTL).
 func (db *DB) WorkflowGet(ctx context.Context, scope store.Scope, idOrKey string) (store.Workflow, error) {
+	key, now := scope.EnvironmentID+"\x00"+idOrKey, time.Now()
+	if w, ok := db.workflows.get(key, now); ok {
+		return w, nil
+	}
+	w, err := db.workflowGet(ctx, scope, idOrKey)
+	if err == nil {
+		db.workflows.put(key, w, now)
+	}
+	return w, err
+}
+
+func (db *DB) workflowGet(ctx context.Context, scope store.Scope, idOrKey string) (store.Workflow, error) {
 	return scanWorkflow(db.r.QueryRowContext(ctx, "SELECT "+workflowCols+" FROM workflows WHERE environment_id = $1"+
 		" AND deleted = false AND (workflow_key = $2 OR id = $2) ORDER BY (workflow_key = $2) DESC LIMIT 1", scope.EnvironmentID, idOrKey))
 }
@@ -100,6 +114,7 @@ func (db *DB) WorkflowList(ctx context.Context, p store.WorkflowListParams) ([]s
 
 // WorkflowUpdate implements store.Workflows.
 func (db *DB) WorkflowUpdate(ctx context.Context, w *store.Workflow) error {
+	defer db.workflows.clear()
 	w.UpdatedAt = db.now()
 	res, err := db.w.ExecContext(ctx, "UPDATE workflows SET workflow_key = $1, name = $2, description = $3, tags = $4,"+
 		" active = $5, critical = $6, severity = $7, preferences = $8, payload_schema = $9, steps = $10, updated_at = $11"+
@@ -121,6 +136,7 @@ func (db *DB) WorkflowUpdate(ctx context.Context, w *store.Workflow) error {
 
 // WorkflowDelete implements store.Workflows.
 func (db *DB) WorkflowDelete(ctx context.Context, scope store.Scope, id string) error {
+	defer db.workflows.clear()
 	res, err := db.w.ExecContext(ctx, "UPDATE workflows SET deleted = true, updated_at = $1 WHERE environment_id = $2"+
 		" AND id = $3 AND deleted = false", ms(db.now()), scope.EnvironmentID, id)
 	if err != nil {
