@@ -190,3 +190,24 @@ func TestDigestMisconfigured(t *testing.T) {
 		require.Equal(t, []string{"digest:failed", "in_app:skipped"}, w.jobs(n))
 	})
 }
+
+// TestDigestAfterDelay: a digest that follows a delay counts its window from
+// when the delay ended, so events a moment apart still merge.
+func TestDigestAfterDelay(t *testing.T) {
+	testdb.ForEach(t, func(t *testing.T, db *sqlstore.DB) {
+		w := newWorld(t, db)
+		wf := w.workflow("delay-then-digest",
+			store.Step{Type: "delay", ControlValues: map[string]any{"amount": 1, "unit": "minutes"}},
+			digestStep(map[string]any{"amount": 1, "unit": "minutes"}), inApp(digestBody))
+		w.trigger(wf, "ada", map[string]any{"item": "a"})
+		w.clock.Advance(time.Second)
+		w.trigger(wf, "ada", map[string]any{"item": "b"})
+		w.drain()
+		w.clock.Advance(time.Minute) // both delays over; the first opens the window, the second joins
+		w.drain()
+		require.Empty(t, w.feed("ada"))
+		w.clock.Advance(time.Minute)
+		w.drain()
+		require.Equal(t, []string{"2 updates: a b"}, w.feed("ada"))
+	})
+}

@@ -19,19 +19,20 @@ func (db *DB) JobResumeDue(ctx context.Context, now time.Time) (int, error) {
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, "UPDATE jobs SET status = 'completed', updated_at = $1 WHERE id IN"+
 			" (SELECT id FROM jobs WHERE status = 'delayed' AND run_at <= $1 ORDER BY run_at LIMIT 500"+db.skipLocked()+")"+
-			" RETURNING id, notification_id, environment_id, step_index, type, provider_id, digest", ms(now))
+			" RETURNING id, notification_id, environment_id, step_index, type, provider_id, digest, created_at", ms(now))
 		if err != nil {
 			return err
 		}
 		type due struct {
-			job    store.Job
-			digest sql.NullString
+			job     store.Job
+			digest  sql.NullString
+			created int64
 		}
 		var dues []due
 		for rows.Next() {
 			var d due
 			if err := rows.Scan(&d.job.ID, &d.job.NotificationID, &d.job.EnvironmentID, &d.job.StepIndex, &d.job.Type,
-				&d.job.ProviderID, &d.digest); err != nil {
+				&d.job.ProviderID, &d.digest, &d.created); err != nil {
 				rows.Close()
 				return err
 			}
@@ -43,7 +44,10 @@ func (db *DB) JobResumeDue(ctx context.Context, now time.Time) (int, error) {
 		}
 		details := make([]store.ExecutionDetail, 0, len(dues))
 		for _, d := range dues {
-			if err := queueNext(ctx, tx, d.job.NotificationID, d.job.StepIndex, now); err != nil {
+			// The next step keeps its notification's place in the queue (its
+			// trigger time), ahead of the events triggered since: a closed
+			// window's message is not late behind a backlog of new work.
+			if err := queueNextAt(ctx, tx, d.job.NotificationID, d.job.StepIndex, fromMS(d.created), now); err != nil {
 				return err
 			}
 			text := "Delay finished"

@@ -592,8 +592,16 @@ func (db *DB) queueNextMany(ctx context.Context, q querier, jobs []store.Job, no
 
 // queueNext queues the step after stepIndex of a notification.
 func queueNext(ctx context.Context, q querier, notificationID string, stepIndex int, now time.Time) error {
-	_, err := q.ExecContext(ctx, "UPDATE jobs SET status = 'queued', run_at = $1, updated_at = $1"+
-		" WHERE notification_id = $2 AND step_index = $3 AND status = 'pending'", ms(now), notificationID, stepIndex+1)
+	return queueNextAt(ctx, q, notificationID, stepIndex, now, now)
+}
+
+// queueNextAt queues the step after stepIndex to run from runAt — except a
+// delay or digest step, whose run_at is when it was reached (it measures its
+// wait from there).
+func queueNextAt(ctx context.Context, q querier, notificationID string, stepIndex int, runAt, now time.Time) error {
+	_, err := q.ExecContext(ctx, "UPDATE jobs SET status = 'queued', updated_at = $2,"+
+		" run_at = CASE WHEN type IN ('delay', 'digest') THEN CAST($2 AS BIGINT) ELSE CAST($1 AS BIGINT) END"+
+		" WHERE notification_id = $3 AND step_index = $4 AND status = 'pending'", ms(runAt), ms(now), notificationID, stepIndex+1)
 	return err
 }
 
