@@ -177,9 +177,16 @@ func (e *Engine) RunOnce(ctx context.Context) (int, error) {
 		return resumed, err
 	}
 	outcomes := make([]store.JobOutcome, len(claimed))
+	var joins []*store.DigestJoinParams
+	var joinAt []int
 	for i, c := range claimed {
-		outcomes[i] = e.run(ctx, c)
+		o, join := e.run(c)
+		outcomes[i] = o
+		if join != nil {
+			joins, joinAt = append(joins, join), append(joinAt, i)
+		}
 	}
+	e.joinDigests(ctx, outcomes, joins, joinAt)
 	applied, err := e.o.Store.JobFinish(ctx, outcomes, e.now())
 	if err != nil {
 		// Nothing of the batch was written: schedule its jobs again with

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 
@@ -9,8 +8,9 @@ import (
 	"github.com/herald-notify/herald/internal/store"
 )
 
-// run runs one claimed job and says what to write.
-func (e *Engine) run(ctx context.Context, c store.Claimed) store.JobOutcome {
+// run runs one claimed job and says what to write. A digest step returns
+// its join instead, which RunOnce makes for the whole batch at once.
+func (e *Engine) run(c store.Claimed) (store.JobOutcome, *store.DigestJoinParams) {
 	o := store.JobOutcome{Job: c.Job, ContinueWorkflow: true}
 	var step *store.Step
 	for i := range c.Workflow.Steps {
@@ -19,26 +19,26 @@ func (e *Engine) run(ctx context.Context, c store.Claimed) store.JobOutcome {
 		}
 	}
 	if step == nil {
-		return e.fail(o, "Internal", "The workflow no longer has this step")
+		return e.fail(o, "Internal", "The workflow no longer has this step"), nil
 	}
 	if c.Job.Attempts > e.o.MaxAttempts {
-		return e.fail(o, "Internal", fmt.Sprintf("Gave up after %d attempts", c.Job.Attempts-1))
+		return e.fail(o, "Internal", fmt.Sprintf("Gave up after %d attempts", c.Job.Attempts-1)), nil
 	}
 	ctl, err := e.render.controls(step.ControlValues, bindings(c.Subscriber, c.Notification.Payload, digestStep(c.Digest)))
 	if err != nil {
-		return e.fail(o, "Payload", "Template rendering failed: "+err.Error())
+		return e.fail(o, "Payload", "Template rendering failed: "+err.Error()), nil
 	}
 	switch step.Type {
 	case "in_app":
-		return e.inApp(o, c, ctl)
+		return e.inApp(o, c, ctl), nil
 	case "delay":
-		return e.delay(o, c, ctl)
+		return e.delay(o, c, ctl), nil
 	case "digest":
-		return e.digest(ctx, o, c, ctl)
+		return e.digest(o, c, ctl)
 	case "email", "sms", "chat", "push":
-		return e.fail(o, "Internal", fmt.Sprintf("Delivery over %s is not built yet: nothing was sent", step.Type))
+		return e.fail(o, "Internal", fmt.Sprintf("Delivery over %s is not built yet: nothing was sent", step.Type)), nil
 	default:
-		return e.fail(o, "Internal", fmt.Sprintf("Steps of type %s are not supported: the step did not run", step.Type))
+		return e.fail(o, "Internal", fmt.Sprintf("Steps of type %s are not supported: the step did not run", step.Type)), nil
 	}
 }
 

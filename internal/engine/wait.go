@@ -88,8 +88,10 @@ func (e *Engine) failStop(o store.JobOutcome, source, text string) store.JobOutc
 	return o
 }
 
-// digest places the job into its digest window (see store.DigestJoin).
-func (e *Engine) digest(ctx context.Context, o store.JobOutcome, c store.Claimed, ctl map[string]any) store.JobOutcome {
+// digest prepares the placing of the job into its digest window; RunOnce
+// places a batch's events together (see store.DigestJoinMany). A
+// misconfigured step fails at once, with no join.
+func (e *Engine) digest(o store.JobOutcome, c store.Claimed, ctl map[string]any) (store.JobOutcome, *store.DigestJoinParams) {
 	now := e.now()
 	// A window counts from when the event reached this step (its job became
 	// due), not from when a worker got to it.
@@ -124,11 +126,11 @@ func (e *Engine) digest(ctx context.Context, o store.JobOutcome, c store.Claimed
 	switch typ {
 	case "regular", "backoff":
 		if !hasAmount {
-			return e.failStop(o, "Internal", "The digest step has no amount")
+			return e.failStop(o, "Internal", "The digest step has no amount"), nil
 		}
 		t, err := addUnit(since, amount, unit)
 		if err != nil {
-			return e.failStop(o, "Internal", "The digest step is misconfigured: "+err.Error())
+			return e.failStop(o, "Internal", "The digest step is misconfigured: "+err.Error()), nil
 		}
 		end = t
 	case "timed":
@@ -144,14 +146,14 @@ func (e *Engine) digest(ctx context.Context, o store.JobOutcome, c store.Claimed
 		}
 		t, err := nextTimed(since, loc, unit, amount, tc)
 		if err != nil {
-			return e.failStop(o, "Internal", "The timed digest is misconfigured: "+err.Error())
+			return e.failStop(o, "Internal", "The timed digest is misconfigured: "+err.Error()), nil
 		}
 		end = t
 		if timed, ok := ctl["timed"].(map[string]any); ok {
 			meta["timed"] = timedMetadata(timed)
 		}
 	default:
-		return e.failStop(o, "Internal", fmt.Sprintf("Digest type %q is not regular, backoff or timed", typ))
+		return e.failStop(o, "Internal", fmt.Sprintf("Digest type %q is not regular, backoff or timed", typ)), nil
 	}
 	var backoff time.Duration
 	if typ == "backoff" || ctl["backoff"] == true {
@@ -162,7 +164,7 @@ func (e *Engine) digest(ctx context.Context, o store.JobOutcome, c store.Claimed
 		}
 		t, err := addUnit(now, ba, bu)
 		if err != nil || !t.After(now) {
-			return e.failStop(o, "Internal", "The digest backoff is misconfigured")
+			return e.failStop(o, "Internal", "The digest backoff is misconfigured"), nil
 		}
 		backoff = t.Sub(now)
 	}
@@ -177,18 +179,31 @@ func (e *Engine) digest(ctx context.Context, o store.JobOutcome, c store.Claimed
 			}
 		}
 	}
-	res, err := e.o.Store.DigestJoin(ctx, &store.DigestJoinParams{
+	return o, &store.DigestJoinParams{
 		Job: c.Job, Key: key, WindowEnd: end, Backoff: backoff, Event: c.Notification.Payload, Metadata: meta, Now: now,
-	})
+	}
+}
+
+// joinDigests places the batch's digest events in one transaction and
+// marks their outcomes written; on failure they are retried with backoff.
+func (e *Engine) joinDigests(ctx context.Context, outcomes []store.JobOutcome, joins []*store.DigestJoinParams, at []int) {
+	if len(joins) == 0 {
+		return
+	}
+	res, err := e.o.Store.DigestJoinMany(ctx, joins)
+	for k, i := range at {
+		if err != nil {
+			outcomes[i] = e.retry(outcomes[i], err)
+			continue
+		}
+		outcomes[i].Handled = true
+		if res[k].Outcome == store.DigestImmediate {
+			e.Wake()
+		}
+	}
 	if err != nil {
-		e.log.Error("placing a digest event", "jobId", c.Job.ID, "err", err)
-		return e.retry(o, err)
+		e.log.Error("placing digest events", "count", len(joins), "err", err)
 	}
-	if res.Outcome == store.DigestLeader || res.Outcome == store.DigestImmediate {
-		e.Wake()
-	}
-	o.Handled = true
-	return o
 }
 
 // timedMetadata keeps the timed fields of the spec's DigestMetadata, with

@@ -243,4 +243,6 @@ type Pipeline interface {
 	// DigestJoin merges a digest job into the open window of its key, opens
 	// a window, or (backoff) lets it go at once — atomically under concurrency.
 	DigestJoin(ctx context.Context, p *DigestJoinParams) (DigestJoinResult, error)
+	// DigestJoinMany is DigestJoin for a batch of events, in one transaction.
+	DigestJoinMany(ctx context.Context, ps []*DigestJoinParams) ([]DigestJoinResult, error)
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/herald-notify/herald/internal/id"
@@ -75,19 +77,58 @@ func (db *DB) skipLocked() string {
 	return ""
 }
 
-// DigestJoin implements store.Pipeline. On PostgreSQL a transaction-scoped
-// advisory lock on the digest's key serializes the decisions of one window;
-// SQLite's single writer does the same by itself.
+// DigestJoin implements store.Pipeline.
 func (db *DB) DigestJoin(ctx context.Context, p *store.DigestJoinParams) (store.DigestJoinResult, error) {
-	var res store.DigestJoinResult
-	j := p.Job
+	res, err := db.DigestJoinMany(ctx, []*store.DigestJoinParams{p})
+	if err != nil {
+		return store.DigestJoinResult{}, err
+	}
+	return res[0], nil
+}
+
+// DigestJoinMany implements store.Pipeline: the events of a whole batch in
+// one transaction. On PostgreSQL a transaction-scoped advisory lock per
+// digest key serializes the decisions of one window across workers, taken
+// in key order so that two batches cannot deadlock; SQLite's single writer
+// serializes them by itself.
+func (db *DB) DigestJoinMany(ctx context.Context, ps []*store.DigestJoinParams) ([]store.DigestJoinResult, error) {
+	results := make([]store.DigestJoinResult, len(ps))
+	order := make([]int, len(ps))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(digestLockKey(ps[a]), digestLockKey(ps[b])) })
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		if db.d.name == "postgres" {
-			lockKey := j.EnvironmentID + "|" + j.WorkflowID + "|" + j.SubscriberID + "|" + j.StepID + "|" + p.Key
-			if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext($1))", lockKey); err != nil {
+		locked := map[string]bool{}
+		for _, i := range order {
+			p := ps[i]
+			if key := digestLockKey(p); db.d.name == "postgres" && !locked[key] {
+				if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext($1))", key); err != nil {
+					return err
+				}
+				locked[key] = true
+			}
+			res, err := db.digestJoin(ctx, tx, p)
+			if err != nil {
 				return err
 			}
+			results[i] = res
 		}
+		return nil
+	})
+	return results, err
+}
+
+func digestLockKey(p *store.DigestJoinParams) string {
+	j := p.Job
+	return j.EnvironmentID + "|" + j.WorkflowID + "|" + j.SubscriberID + "|" + j.StepID + "|" + p.Key
+}
+
+// digestJoin places one event, inside the caller's transaction and lock.
+func (db *DB) digestJoin(ctx context.Context, tx *sql.Tx, p *store.DigestJoinParams) (store.DigestJoinResult, error) {
+	var res store.DigestJoinResult
+	j := p.Job
+	err := func() error {
 		// Still ours? A lost lease means another worker runs this job now.
 		var attempts int
 		err := tx.QueryRowContext(ctx, "SELECT attempts FROM jobs WHERE id = $1 AND status = 'running'"+db.d.forUpdate, j.ID).Scan(&attempts)
@@ -121,7 +162,7 @@ func (db *DB) DigestJoin(ctx context.Context, p *store.DigestJoinParams) (store.
 			}
 		}
 		return db.digestFinish(ctx, tx, p, &res, store.DigestLeader)
-	})
+	}()
 	return res, err
 }
 
