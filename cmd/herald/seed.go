@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/herald-notify/herald/internal/app"
+	"github.com/herald-notify/herald/internal/id"
 	"github.com/herald-notify/herald/internal/seed"
 	"github.com/herald-notify/herald/internal/store"
 )
@@ -28,6 +29,8 @@ func seedCommand(open func(context.Context) (*app.App, error), envFlag cli.Flag,
 			&cli.IntFlag{Name: "batch", Value: 5000, Usage: "subscribers per insert"},
 			&cli.IntFlag{Name: "workers", Value: 2, Usage: "batches generated and inserted at once"},
 			&cli.Uint64Flag{Name: "seed", Value: seed.DefaultSeed, Usage: "generator seed (the benchmarks assume the default)"},
+			&cli.IntFlag{Name: "messages", Usage: "in-app messages to load over the seeded subscribers, with their workflow"},
+			&cli.IntFlag{Name: "hot-every", Value: 100, Usage: "every n-th message goes to subscriber 0 (a very large inbox)"},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			n, from := c.Int("subscribers"), c.Int("from")
@@ -78,6 +81,9 @@ func seedCommand(open func(context.Context) (*app.App, error), envFlag cli.Flag,
 				}
 			}
 			printScheme(stdout, gen, envName, a.Store.Dialect(), from, n, c.Uint64("seed"), took)
+			if m := c.Int("messages"); m > 0 {
+				return seedMessages(ctx, a, gen, env, from+n, m, c.Int("hot-every"), c.Int("workers"), stdout, stderr)
+			}
 			return nil
 		},
 	}
@@ -101,4 +107,36 @@ func printScheme(w io.Writer, gen *seed.Generator, env, dialect string, from, n 
 	fmt.Fprintf(w, "  createdAt     %s + n × %s; _id sorts like n\n", seed.Epoch.Format(time.RFC3339), seed.Spacing)
 	fmt.Fprintf(w, "benchmarks: HERALD_BENCH_SUBSCRIBERS=%d go test ./internal/bench -run '^$' -bench . "+
 		"(with HERALD_BENCH_DATABASE_URL or HERALD_BENCH_SQLITE_PATH pointing here)\n", last+1)
+}
+
+// seedMessages loads m in-app messages of a one-step workflow
+// ("seeded-inbox", created when missing) over subscribers 0..subscribers-1.
+func seedMessages(ctx context.Context, a *app.App, gen *seed.Generator, env store.Environment, subscribers, m, hotEvery, workers int,
+	stdout, stderr io.Writer) error {
+	scope := store.Scope{OrganizationID: env.OrganizationID, EnvironmentID: env.ID}
+	wf, err := a.Store.WorkflowGet(ctx, scope, "seeded-inbox")
+	if errors.Is(err, store.ErrNotFound) {
+		now := time.Now().UTC()
+		wf = store.Workflow{ID: id.New(), OrganizationID: env.OrganizationID, EnvironmentID: env.ID, Key: "seeded-inbox",
+			Name: "Seeded inbox", Active: true, Severity: "none", CreatedAt: now, UpdatedAt: now,
+			Steps: []store.Step{{ID: id.New(), StepID: "inbox", Name: "Inbox", Type: "in_app",
+				ControlValues: map[string]any{"body": "{{payload.text}}"}}}}
+		err = a.Store.WorkflowCreate(ctx, &wf)
+	}
+	if err != nil {
+		return fmt.Errorf("workflow: %w", err)
+	}
+	mg := seed.NewMessages(gen, subscribers, max(hotEvery, 1), wf.ID, wf.Key)
+	fmt.Fprintf(stderr, "seeding %d in-app messages over %d subscribers (%s)\n", m, subscribers, a.Store.Dialect())
+	bar := seed.NewProgress(stderr, m)
+	start := time.Now()
+	err = seed.LoadMessages(ctx, mg, a.Store.MessageBulkLoad, seed.LoadOptions{Count: m, Batch: 5000, Workers: workers, Progress: bar.Add})
+	bar.Finish()
+	if err != nil {
+		return err
+	}
+	took := time.Since(start)
+	fmt.Fprintf(stdout, "seeded %d messages of workflow %s in %s (%.0f rows/s); subscriber 0 holds %d of them\n",
+		m, wf.Key, took.Round(time.Second), float64(m)/took.Seconds(), mg.HotCount(m))
+	return nil
 }

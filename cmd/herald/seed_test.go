@@ -43,3 +43,26 @@ func TestCLISeed(t *testing.T) {
 	require.Equal(t, want.Email, got.Email)
 	require.JSONEq(t, string(want.Data), string(got.Data))
 }
+
+func TestCLISeedMessages(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	require.NoError(t, command(&out, &errOut).Run(context.Background(), []string{"herald", "--data-dir", dir, "seed",
+		"--subscribers", "50", "--messages", "1000", "--hot-every", "10"}))
+	require.Contains(t, out.String(), "seeded 1000 messages of workflow seeded-inbox")
+	require.Contains(t, out.String(), "subscriber 0 holds 100 of them")
+
+	a, err := app.Open(context.Background(), config.Config{DataDir: dir})
+	require.NoError(t, err)
+	defer a.Close()
+	env, err := a.Store.EnvironmentGetByName(t.Context(), "development")
+	require.NoError(t, err)
+	scope := store.Scope{OrganizationID: env.OrganizationID, EnvironmentID: env.ID}
+	hot, err := a.Store.SubscriberGet(t.Context(), scope, seed.SubscriberID(0))
+	require.NoError(t, err)
+	page, err := a.Store.MessageFeed(t.Context(), &store.FeedParams{Scope: scope, SubscriberID: hot.ID, Page: 1, Limit: 10})
+	require.NoError(t, err)
+	require.Equal(t, 100, page.TotalCount, "the feed's count comes from the counts the bulk load kept")
+	require.Len(t, page.Messages, 10)
+}
