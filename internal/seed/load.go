@@ -29,6 +29,13 @@ type LoadOptions struct {
 // Load generates subscribers From..From+Count-1 of g and inserts them in
 // batches. It stops at the first error.
 func Load(ctx context.Context, g *Generator, insert InsertFunc, o LoadOptions) error {
+	return loadBatches(ctx, g.Batch, insert, o)
+}
+
+// loadBatches generates rows From..From+Count-1 with gen and inserts them
+// in batches of o.Batch from o.Workers goroutines, stopping at the first error.
+func loadBatches[T any](ctx context.Context, gen func(dst []T, from, to int) []T,
+	insert func(context.Context, []T) error, o LoadOptions) error {
 	if o.Batch <= 0 {
 		o.Batch = 5000
 	}
@@ -56,9 +63,9 @@ func Load(ctx context.Context, g *Generator, insert InsertFunc, o LoadOptions) e
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			buf := make([]store.Subscriber, 0, o.Batch)
+			buf := make([]T, 0, o.Batch)
 			for from := range starts {
-				buf = g.Batch(buf[:0], from, min(from+o.Batch, o.From+o.Count))
+				buf = gen(buf[:0], from, min(from+o.Batch, o.From+o.Count))
 				if err := insert(ctx, buf); err != nil {
 					cancel(err)
 					return

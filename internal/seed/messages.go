@@ -3,9 +3,7 @@ package seed
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/herald-notify/herald/internal/store"
@@ -159,49 +157,5 @@ type MessageInsertFunc func(ctx context.Context, msgs []store.Message) error
 // LoadMessages generates messages From..From+Count-1 of g and inserts them
 // in batches, as Load does for subscribers (same options).
 func LoadMessages(ctx context.Context, g *MessageGenerator, insert MessageInsertFunc, o LoadOptions) error {
-	if o.Batch <= 0 {
-		o.Batch = 5000
-	}
-	if o.Workers <= 0 {
-		o.Workers = 2
-	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	starts := make(chan int)
-	go func() {
-		defer close(starts)
-		for from := o.From; from < o.From+o.Count; from += o.Batch {
-			select {
-			case starts <- from:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	for range o.Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			buf := make([]store.Message, 0, o.Batch)
-			for from := range starts {
-				buf = g.MessageBatch(buf[:0], from, min(from+o.Batch, o.From+o.Count))
-				if err := insert(ctx, buf); err != nil {
-					cancel(err)
-					return
-				}
-				if o.Progress != nil {
-					mu.Lock()
-					o.Progress(len(buf))
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
-		return err
-	}
-	return ctx.Err()
+	return loadBatches(ctx, g.MessageBatch, insert, o)
 }

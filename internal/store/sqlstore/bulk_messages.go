@@ -16,19 +16,6 @@ import (
 // messageColList is messageCols as a list, for COPY.
 var messageColList = strings.Split(strings.ReplaceAll(messageCols, " ", ""), ",")
 
-// messageRow is a message's column values, converted as insertMessage does.
-func messageRow(m *store.Message) []any {
-	var tags any
-	if m.Tags != nil {
-		tags = marshalText(m.Tags, "[]")
-	}
-	return []any{m.ID, m.OrganizationID, m.EnvironmentID, m.NotificationID, m.JobID, m.SubscriberID, m.WorkflowID,
-		m.TemplateIdentifier, m.TransactionID, m.Channel, m.ProviderID, m.Content, m.Subject, m.Avatar,
-		orJSON(m.CTA, "{}"), nullJSON(m.Actor), orJSON(m.Payload, "{}"), nullJSON(m.Data), tags,
-		orJSON(m.Overrides, "{}"), m.Status, m.Read, m.Seen, m.Archived, nullMS(m.LastReadAt), nullMS(m.LastSeenAt),
-		m.Deleted, ms(m.CreatedAt), ms(m.UpdatedAt)}
-}
-
 // messageRowsPerStatement is small on purpose: modernc's cost of binding
 // grows with the square of a statement's arguments (29 a row here), so
 // beyond a few dozen rows a statement gets slower per row, not faster.
@@ -91,7 +78,7 @@ func copyMessages(ctx context.Context, conn *sql.Conn, msgs []store.Message) err
 				return nil, nil
 			}
 			i++
-			return messageRow(&msgs[i-1]), nil
+			return messageValues(&msgs[i-1]), nil
 		})
 		_, err := c.Conn().CopyFrom(ctx, pgx.Identifier{"messages"}, messageColList, src)
 		return err
@@ -123,7 +110,7 @@ func insertMessagesSQLite(ctx context.Context, tx *sql.Tx, msgs []store.Message)
 		}
 		vals = vals[:0]
 		for i := range batch {
-			vals = append(vals, messageRow(&batch[i])...)
+			vals = append(vals, messageValues(&batch[i])...)
 		}
 		if _, err := st.ExecContext(ctx, vals...); err != nil {
 			return err
