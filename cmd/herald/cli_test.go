@@ -120,3 +120,37 @@ func TestServeFirstStart(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o600), secret.Mode().Perm())
 }
+
+// TestServeWorkerRole: a worker process answers /health only.
+func TestServeWorkerRole(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var out syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- serve(ctx, config.Config{Addr: "127.0.0.1:0", DataDir: dir, Role: "worker", LogLevel: "error"}, &out)
+	}()
+	var base string
+	require.Eventually(t, func() bool {
+		m := regexp.MustCompile(`running at (http://[0-9.:]+)`).FindStringSubmatch(out.String())
+		if m != nil {
+			base = m[1]
+		}
+		return m != nil
+	}, 10*time.Second, 10*time.Millisecond)
+	require.Contains(t, out.String(), "role worker")
+	res, err := http.Get(base + "/health")
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, 200, res.StatusCode)
+	res, err = http.Get(base + "/v2/subscribers")
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, 404, res.StatusCode, "no API on a worker")
+	cancel()
+	require.NoError(t, <-done)
+
+	err = serve(context.Background(), config.Config{Addr: "127.0.0.1:0", DataDir: dir, Role: "both"}, &out)
+	require.ErrorContains(t, err, "--role must be all, api or worker")
+}
