@@ -10,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/herald-notify/herald/internal/secret"
 	"github.com/herald-notify/herald/internal/store"
@@ -225,33 +224,6 @@ func (s *Server) idempotent(w *recorder, r *http.Request, c caller, key string, 
 	}
 	if err := s.store.IdempotencyFinish(ctx, c.EnvironmentID, key, w.status, stored); err != nil {
 		s.log.Error("storing an idempotent response", "err", err)
-	}
-	return nil
-}
-
-// rateLimiter is a token bucket per environment.
-type rateLimiter struct {
-	rate    float64
-	burst   float64
-	now     func() time.Time
-	buckets syncMap
-}
-
-func newRateLimiter(rate float64, now func() time.Time) *rateLimiter {
-	return &rateLimiter{rate: rate, burst: max(rate, 1), now: now}
-}
-
-func (l *rateLimiter) allow(w http.ResponseWriter, env string) error {
-	b := l.buckets.get(env, l.burst, l.now())
-	remaining, wait := b.take(l.rate, l.burst, l.now())
-	w.Header().Set("RateLimit-Limit", fmt.Sprintf("%.0f", l.burst))
-	w.Header().Set("RateLimit-Remaining", fmt.Sprintf("%d", remaining))
-	if wait > 0 {
-		secs := int(wait/time.Second) + 1
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(secs))
-		e := errorf(http.StatusTooManyRequests, "Too many requests")
-		e.retryAfter = fmt.Sprint(secs)
-		return e
 	}
 	return nil
 }
