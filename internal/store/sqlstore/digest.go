@@ -45,13 +45,12 @@ func (db *DB) JobResumeDue(ctx context.Context, now time.Time) (int, error) {
 			return err
 		}
 		details := make([]store.ExecutionDetail, 0, len(dues))
+		next := make([]queuedNext, 0, len(dues))
 		for _, d := range dues {
 			// The next step keeps its notification's place in the queue (its
 			// trigger time), ahead of the events triggered since: a closed
 			// window's message is not late behind a backlog of new work.
-			if err := queueNextAt(ctx, tx, d.job.NotificationID, d.job.StepIndex, fromMS(d.created), now); err != nil {
-				return err
-			}
+			next = append(next, queuedNext{notificationID: d.job.NotificationID, stepIndex: d.job.StepIndex + 1, runAt: fromMS(d.created)})
 			text := "Delay finished"
 			if d.job.Type == "digest" {
 				var m struct {
@@ -65,7 +64,10 @@ func (db *DB) JobResumeDue(ctx context.Context, now time.Time) (int, error) {
 				ProviderID: d.job.ProviderID, CreatedAt: now})
 		}
 		n = len(dues)
-		return insertDetails(ctx, tx, details)
+		if err := db.queueSteps(ctx, tx, next, now); err != nil {
+			return err
+		}
+		return db.insertDetailsBatched(ctx, tx, details)
 	})
 	return n, err
 }
@@ -286,7 +288,7 @@ func (db *DB) digestFinish(ctx context.Context, tx *sql.Tx, p *store.DigestJoinP
 		return err
 	}
 	if outcome == store.DigestImmediate {
-		if err := queueNext(ctx, tx, j.NotificationID, j.StepIndex, p.Now); err != nil {
+		if err := db.queueSteps(ctx, tx, []queuedNext{{notificationID: j.NotificationID, stepIndex: j.StepIndex + 1, runAt: p.Now}}, p.Now); err != nil {
 			return err
 		}
 	}

@@ -573,36 +573,43 @@ func (db *DB) insertDetailsBatched(ctx context.Context, q querier, ds []store.Ex
 	return nil
 }
 
-// queueNextMany queues the step after each job's, in one statement a chunk.
+// queuedNext names a pending step to queue and when it may run.
+type queuedNext struct {
+	notificationID string
+	stepIndex      int
+	runAt          time.Time
+}
+
+// queueNextMany queues the step after each job's, from now.
 func (db *DB) queueNextMany(ctx context.Context, q querier, jobs []store.Job, now time.Time) error {
-	for start := 0; start < len(jobs); start += db.rowsPerStatement() {
-		chunk := jobs[start:min(start+db.rowsPerStatement(), len(jobs))]
+	next := make([]queuedNext, len(jobs))
+	for i, j := range jobs {
+		next[i] = queuedNext{notificationID: j.NotificationID, stepIndex: j.StepIndex + 1, runAt: now}
+	}
+	return db.queueSteps(ctx, q, next, now)
+}
+
+// queueSteps queues pending steps, a chunk per statement. A delay or digest
+// step runs from now whatever runAt says: it measures its wait from when it
+// was reached.
+func (db *DB) queueSteps(ctx context.Context, q querier, steps []queuedNext, now time.Time) error {
+	for start := 0; start < len(steps); start += db.rowsPerStatement() {
+		chunk := steps[start:min(start+db.rowsPerStatement(), len(steps))]
 		a := args{ms(now)}
 		rows := make([]string, len(chunk))
-		for i, j := range chunk {
-			rows[i] = "(CAST(" + a.add(j.NotificationID) + " AS TEXT), CAST(" + a.add(j.StepIndex+1) + " AS BIGINT))"
+		for i, st := range chunk {
+			rows[i] = "(CAST(" + a.add(st.notificationID) + " AS TEXT), CAST(" + a.add(st.stepIndex) + " AS BIGINT), CAST(" +
+				a.add(ms(st.runAt)) + " AS BIGINT))"
 		}
-		if _, err := q.ExecContext(ctx, "UPDATE jobs SET status = 'queued', run_at = $1, updated_at = $1"+
-			" WHERE status = 'pending' AND (notification_id, step_index) IN (VALUES "+strings.Join(rows, ", ")+")", a...); err != nil {
-			return fmt.Errorf("sqlstore: queue next steps: %w", err)
+		if _, err := q.ExecContext(ctx, "WITH v(notification_id, step_index, run_at) AS (VALUES "+strings.Join(rows, ", ")+")"+
+			" UPDATE jobs SET status = 'queued', updated_at = $1,"+
+			" run_at = CASE WHEN jobs.type IN ('delay', 'digest') THEN CAST($1 AS BIGINT) ELSE v.run_at END"+
+			" FROM v WHERE jobs.notification_id = v.notification_id AND jobs.step_index = v.step_index"+
+			" AND jobs.status = 'pending'", a...); err != nil {
+			return fmt.Errorf("sqlstore: queue steps: %w", err)
 		}
 	}
 	return nil
-}
-
-// queueNext queues the step after stepIndex of a notification.
-func queueNext(ctx context.Context, q querier, notificationID string, stepIndex int, now time.Time) error {
-	return queueNextAt(ctx, q, notificationID, stepIndex, now, now)
-}
-
-// queueNextAt queues the step after stepIndex to run from runAt — except a
-// delay or digest step, whose run_at is when it was reached (it measures its
-// wait from there).
-func queueNextAt(ctx context.Context, q querier, notificationID string, stepIndex int, runAt, now time.Time) error {
-	_, err := q.ExecContext(ctx, "UPDATE jobs SET status = 'queued', updated_at = $2,"+
-		" run_at = CASE WHEN type IN ('delay', 'digest') THEN CAST($2 AS BIGINT) ELSE CAST($1 AS BIGINT) END"+
-		" WHERE notification_id = $3 AND step_index = $4 AND status = 'pending'", ms(runAt), ms(now), notificationID, stepIndex+1)
-	return err
 }
 
 // skipRest marks the later steps of a job's notification skipped.
