@@ -236,3 +236,12 @@ func (o *object) oneOf(name string, values ...string) string {
 	o.fail(name, "must be one of "+fmt.Sprint(values), o.raw[name])
 	return ""
 }
+
+// requiredOneOf is oneOf for a field that must be present and not null.
+func (o *object) requiredOneOf(name string, values ...string) string {
+	if raw, ok := o.raw[name]; !ok || isNull(raw) {
+		o.errs.add(o.prefix+name, "is required", nil)
+		return ""
+	}
+	return o.oneOf(name, values...)
+}

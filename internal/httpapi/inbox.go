@@ -350,10 +350,7 @@ func (s *Server) markAs(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ids := readMessageIDs(o)
-	mark := o.oneOf("markAs", store.MarkRead, store.MarkSeen, store.MarkUnread, store.MarkUnseen)
-	if !o.has("markAs") {
-		o.errs.add("markAs", "is required", nil)
-	}
+	mark := o.requiredOneOf("markAs", store.MarkRead, store.MarkSeen, store.MarkUnread, store.MarkUnseen)
 	if err := o.errs.err(); err != nil {
 		return err
 	}
@@ -374,10 +371,7 @@ func (s *Server) markAll(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	mark := o.oneOf("markAs", store.MarkRead, store.MarkSeen)
-	if !o.has("markAs") {
-		o.errs.add("markAs", "is required", nil)
-	}
+	mark := o.requiredOneOf("markAs", store.MarkRead, store.MarkSeen)
 	if err := o.errs.err(); err != nil {
 		return err
 	}
@@ -409,10 +403,7 @@ func (s *Server) messageAction(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	status := o.oneOf("status", "pending", "done")
-	if !o.has("status") {
-		o.errs.add("status", "is required", nil)
-	}
+	status := o.requiredOneOf("status", "pending", "done")
 	payload, _ := o.jsonObject("payload", maxDataBytes)
 	if err := o.errs.err(); err != nil {
 		return err

@@ -455,3 +455,25 @@ func TestPipelineTenancy(t *testing.T) {
 		require.JSONEq(t, string(before.Raw), string(h.call(t, dev, "GET", "/v1/notifications/"+notificationID, nil, nil).Raw))
 	})
 }
+
+// TestRequiredEnumsRejectNull: a required enumeration sent as null is a 422
+// naming it, never a 500.
+func TestRequiredEnumsRejectNull(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, "sqlite")
+	require.Equal(t, 201, h.Do("POST", "/v2/subscribers", map[string]any{"subscriberId": "ada"}).Status)
+	for _, tc := range []struct {
+		name, path string
+		body       map[string]any
+		field      string
+	}{
+		{"mark-as", "/v1/subscribers/ada/messages/mark-as", map[string]any{"messageId": "5f9d1c2e3a4b5c6d7e8f9a0b", "markAs": nil}, "markAs"},
+		{"mark-all", "/v1/subscribers/ada/messages/mark-all", map[string]any{"markAs": nil}, "markAs"},
+		{"action", "/v1/subscribers/ada/messages/5f9d1c2e3a4b5c6d7e8f9a0b/actions/primary", map[string]any{"status": nil}, "status"},
+		{"workflow step", "/v2/workflows", map[string]any{"name": "x", "steps": []any{map[string]any{"name": "s", "type": nil}}}, "steps.0.type"},
+	} {
+		res := h.Do("POST", tc.path, tc.body)
+		require.Equal(t, 422, res.Status, "%s: %s", tc.name, res.Raw)
+		require.Contains(t, res.Object(t)["errors"], tc.field, tc.name)
+	}
+}

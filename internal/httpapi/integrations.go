@@ -174,13 +174,8 @@ func readConditions(o *object) (store.JSON, bool) {
 		if b := f.boolean("isNegated"); b != nil {
 			fl.IsNegated = *b
 		}
-		fl.Type = f.oneOf("type", filterTypes...)
-		fl.Value = f.oneOf("value", filterValues...)
-		for _, req := range []string{"type", "value"} {
-			if !f.has(req) {
-				o.errs.add(f.prefix+req, "is required", nil)
-			}
-		}
+		fl.Type = f.requiredOneOf("type", filterTypes...)
+		fl.Value = f.requiredOneOf("value", filterValues...)
 		var children []json.RawMessage
 		if c, ok := f.raw["children"]; ok && !isNull(c) {
 			if err := json.Unmarshal(c, &children); err != nil {

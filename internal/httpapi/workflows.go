@@ -192,10 +192,7 @@ func readWorkflow(o *object, w *store.Workflow) {
 			continue
 		}
 		so.prefix, so.errs = "steps."+strconv.Itoa(i)+".", o.errs
-		s := store.Step{Name: so.requiredText("name", maxString), Type: so.oneOf("type", stepTypes...)}
-		if !so.has("type") {
-			o.errs.add(so.prefix+"type", "is required", nil)
-		}
+		s := store.Step{Name: so.requiredText("name", maxString), Type: so.requiredOneOf("type", stepTypes...)}
 		s.StepID = so.text("stepId", maxString)
 		if s.StepID == "" {
 			s.StepID = slugify(s.Name)
