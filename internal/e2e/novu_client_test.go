@@ -15,20 +15,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/getkin/kin-openapi/openapi3filter"
-	"github.com/getkin/kin-openapi/routers"
-	"github.com/getkin/kin-openapi/routers/legacy"
 	"github.com/stretchr/testify/require"
 
 	"github.com/herald-notify/herald/internal/app"
 	"github.com/herald-notify/herald/internal/engine"
 	"github.com/herald-notify/herald/internal/httpapi"
+	"github.com/herald-notify/herald/internal/httpapi/openapitest"
 	"github.com/herald-notify/herald/internal/testdb"
 )
 
@@ -121,7 +117,9 @@ func startHerald(t *testing.T, kind string) (base, key string, problems func() [
 		eng.Run(ctx)
 	}()
 
-	v := &validator{router: openAPIRouter(t)}
+	_, err = openapitest.Router()
+	require.NoError(t, err)
+	v := &validator{}
 	api := httpapi.New(httpapi.Options{Store: db, Keys: a.Keys, Logger: log, OnTrigger: eng.Wake})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -160,36 +158,11 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-var (
-	docOnce   sync.Once
-	docRouter routers.Router
-	docErr    error
-)
-
-// openAPIRouter loads the document Herald serves, once.
-func openAPIRouter(t *testing.T) routers.Router {
-	t.Helper()
-	docOnce.Do(func() {
-		doc, err := openapi3.NewLoader().LoadFromData(httpapi.OpenAPIJSON())
-		if err == nil {
-			err = doc.Validate(context.Background())
-		}
-		if err != nil {
-			docErr = err
-			return
-		}
-		docRouter, docErr = legacy.NewRouter(doc)
-	})
-	require.NoError(t, docErr)
-	return docRouter
-}
-
 // validator checks every response the server sends against the OpenAPI
 // document, as the HTTP suite's harness does, and remembers mismatches.
 type validator struct {
-	router routers.Router
-	mu     sync.Mutex
-	found  []string
+	mu    sync.Mutex
+	found []string
 }
 
 func (v *validator) wrap(h http.Handler) http.Handler {
@@ -210,29 +183,7 @@ func (v *validator) wrap(h http.Handler) http.Handler {
 }
 
 func (v *validator) check(r *http.Request, rec *httptest.ResponseRecorder) error {
-	if ct := rec.Header().Get("Content-Type"); ct != "application/json; charset=utf-8" {
-		return fmt.Errorf("content type %q", ct)
-	}
-	probe := httptest.NewRequest(r.Method, r.URL.RequestURI(), nil)
-	route, params, err := v.router.FindRoute(probe)
-	if err != nil {
-		if rec.Code == http.StatusNotFound || rec.Code == http.StatusMethodNotAllowed {
-			return nil // the catch-all, for paths the document does not have
-		}
-		return fmt.Errorf("not in the OpenAPI document: %w", err)
-	}
-	opts := &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true}
-	err = openapi3filter.ValidateResponse(context.Background(), &openapi3filter.ResponseValidationInput{
-		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: probe, PathParams: params, Route: route, Options: opts},
-		Status:                 rec.Code,
-		Header:                 rec.Header(),
-		Body:                   io.NopCloser(bytes.NewReader(rec.Body.Bytes())),
-		Options:                opts,
-	})
-	if err != nil {
-		return errors.New(strings.TrimSpace(err.Error()))
-	}
-	return nil
+	return openapitest.Check(r.Method, r.URL.RequestURI(), rec.Code, rec.Header(), rec.Body.Bytes())
 }
 
 func (v *validator) problems() []string {

@@ -1,0 +1,78 @@
+// Package openapitest checks HTTP responses against the OpenAPI document
+// Herald serves; the HTTP suite and the end-to-end client test share it.
+package openapitest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/legacy"
+
+	"github.com/herald-notify/herald/internal/httpapi"
+)
+
+var (
+	once   sync.Once
+	router routers.Router
+	errDoc error
+)
+
+// Router loads and validates the served document once.
+func Router() (routers.Router, error) {
+	once.Do(func() {
+		doc, err := openapi3.NewLoader().LoadFromData(httpapi.OpenAPIJSON())
+		if err == nil {
+			err = doc.Validate(context.Background())
+		}
+		if err != nil {
+			errDoc = err
+			return
+		}
+		router, errDoc = legacy.NewRouter(doc)
+	})
+	return router, errDoc
+}
+
+// Check validates one response to method requestURI: the JSON content type,
+// a documented status, and a body matching its schema (closed schemas make
+// unexpected fields fail). Paths the document does not have may only get
+// the catch-all's 404 or 405.
+func Check(method, requestURI string, status int, header http.Header, body []byte) error {
+	r, err := Router()
+	if err != nil {
+		return err
+	}
+	if ct := header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
+		return fmt.Errorf("content type %q", ct)
+	}
+	probe := httptest.NewRequest(method, requestURI, nil)
+	route, params, err := r.FindRoute(probe)
+	if err != nil {
+		if status == http.StatusNotFound || status == http.StatusMethodNotAllowed {
+			return nil
+		}
+		return fmt.Errorf("%s %s is not in the OpenAPI document: %w", method, requestURI, err)
+	}
+	opts := &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true}
+	err = openapi3filter.ValidateResponse(context.Background(), &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: probe, PathParams: params, Route: route, Options: opts},
+		Status:                 status,
+		Header:                 header,
+		Body:                   io.NopCloser(bytes.NewReader(body)),
+		Options:                opts,
+	})
+	if err != nil {
+		return errors.New(strings.TrimSpace(err.Error()))
+	}
+	return nil
+}
