@@ -12,8 +12,6 @@ import (
 
 	"github.com/herald-notify/herald/internal/engine"
 	"github.com/herald-notify/herald/internal/store"
-	"github.com/herald-notify/herald/internal/store/sqlstore"
-	"github.com/herald-notify/herald/internal/testdb"
 )
 
 func digestStep(controls map[string]any) store.Step {
@@ -23,8 +21,8 @@ func digestStep(controls map[string]any) store.Step {
 const digestBody = "{{step.total_count}} updates:{% for e in step.events %} {{e.item}}{% endfor %}"
 
 func TestDigestRegularMergesByKey(t *testing.T) {
-	testdb.ForEach(t, func(t *testing.T, db *sqlstore.DB) {
-		w := newWorld(t, db)
+	eachPlacement(t, func(t *testing.T, w *world) {
+		db := w.db
 		wf := w.workflow("digest", digestStep(map[string]any{"type": "regular", "amount": 1, "unit": "minutes", "digestKey": "project"}),
 			inApp(digestBody))
 		first := w.trigger(wf, "ada", map[string]any{"project": "p1", "item": "a"})
@@ -34,6 +32,11 @@ func TestDigestRegularMergesByKey(t *testing.T) {
 		other := w.trigger(wf, "ada", map[string]any{"project": "p2", "item": "x"})
 		w.clock.Advance(10 * time.Second)
 		third := w.trigger(wf, "ada", map[string]any{"project": "p1", "item": "c"})
+		if w.atTrigger {
+			// Placed by the trigger itself, before any worker ran.
+			require.Equal(t, []string{"digest:merged", "in_app:skipped"}, w.jobs(third))
+			require.Equal(t, []string{"digest:delayed", "in_app:pending"}, w.jobs(other))
+		}
 		w.drain()
 		require.Empty(t, w.feed("ada"), "nothing before the window closes")
 		require.Equal(t, []string{"digest:delayed", "in_app:pending"}, w.jobs(first))
@@ -74,8 +77,7 @@ func TestDigestRegularMergesByKey(t *testing.T) {
 }
 
 func TestDigestBackoff(t *testing.T) {
-	testdb.ForEach(t, func(t *testing.T, db *sqlstore.DB) {
-		w := newWorld(t, db)
+	eachPlacement(t, func(t *testing.T, w *world) {
 		wf := w.workflow("backoff", digestStep(map[string]any{"type": "regular", "amount": 1, "unit": "minutes",
 			"backoff": true, "backoffAmount": 5, "backoffUnit": "minutes"}), inApp(digestBody))
 		first := w.trigger(wf, "ada", map[string]any{"item": "a"})
@@ -102,8 +104,8 @@ func TestDigestBackoff(t *testing.T) {
 }
 
 func TestDigestTimedInSubscriberTimezone(t *testing.T) {
-	testdb.ForEach(t, func(t *testing.T, db *sqlstore.DB) {
-		w := newWorld(t, db)
+	eachPlacement(t, func(t *testing.T, w *world) {
+		db := w.db
 		tz := "America/New_York"
 		_, _, err := db.SubscriberUpsert(context.Background(), &store.SubscriberUpsertParams{Scope: w.scope, SubscriberID: "ny",
 			Timezone: store.Field{Set: true, Value: &tz}})
@@ -125,8 +127,8 @@ func TestDigestTimedInSubscriberTimezone(t *testing.T) {
 // TestDigestConcurrentMerges: several workers and simultaneous triggers never
 // produce two digests for one window, nor drop an event.
 func TestDigestConcurrentMerges(t *testing.T) {
-	testdb.ForEach(t, func(t *testing.T, db *sqlstore.DB) {
-		w := newWorld(t, db)
+	eachPlacement(t, func(t *testing.T, w *world) {
+		db := w.db
 		wf := w.workflow("busy", digestStep(map[string]any{"amount": 1, "unit": "minutes"}), inApp("{{step.total_count}}"))
 		const events = 120
 		var wg sync.WaitGroup
@@ -182,8 +184,7 @@ func TestDigestConcurrentMerges(t *testing.T) {
 }
 
 func TestDigestMisconfigured(t *testing.T) {
-	testdb.ForEach(t, func(t *testing.T, db *sqlstore.DB) {
-		w := newWorld(t, db)
+	eachPlacement(t, func(t *testing.T, w *world) {
 		wf := w.workflow("broken", digestStep(map[string]any{"amount": 1, "unit": "fortnights"}), inApp("x"))
 		n := w.trigger(wf, "ada", nil)
 		w.drain()
@@ -194,8 +195,7 @@ func TestDigestMisconfigured(t *testing.T) {
 // TestDigestAfterDelay: a digest that follows a delay counts its window from
 // when the delay ended, so events a moment apart still merge.
 func TestDigestAfterDelay(t *testing.T) {
-	testdb.ForEach(t, func(t *testing.T, db *sqlstore.DB) {
-		w := newWorld(t, db)
+	eachPlacement(t, func(t *testing.T, w *world) {
 		wf := w.workflow("delay-then-digest",
 			store.Step{Type: "delay", ControlValues: map[string]any{"amount": 1, "unit": "minutes"}},
 			digestStep(map[string]any{"amount": 1, "unit": "minutes"}), inApp(digestBody))

@@ -31,6 +31,9 @@ type Options struct {
 	Poll time.Duration
 	// MaxAttempts bounds the runs of a job failing transiently (default 5).
 	MaxAttempts int
+	// Maintain is how often the store's tables are maintained (default
+	// 10 s; see store.Pipeline.Maintain).
+	Maintain time.Duration
 	// Listen, when set, blocks delivering cross-process wake-ups (PostgreSQL NOTIFY).
 	Listen func(ctx context.Context, wake func()) error
 	// Now is the clock (tests).
@@ -63,6 +66,9 @@ func New(o Options) *Engine {
 	if o.MaxAttempts <= 0 {
 		o.MaxAttempts = 5
 	}
+	if o.Maintain <= 0 {
+		o.Maintain = 10 * time.Second
+	}
 	e := &Engine{o: o, log: o.Logger, now: o.Now, wake: make(chan struct{}, 1), render: newRenderer()}
 	if e.log == nil {
 		e.log = slog.Default()
@@ -91,10 +97,14 @@ func (e *Engine) Run(ctx context.Context) {
 			e.loop(ctx)
 		}()
 	}
-	wg.Add(1)
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		e.rescueLoop(ctx)
+	}()
+	go func() {
+		defer wg.Done()
+		e.maintainLoop(ctx)
 	}()
 	if e.o.Listen != nil {
 		wg.Add(1)
@@ -161,6 +171,27 @@ func (e *Engine) rescueLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		}
+	}
+}
+
+// maintainLoop keeps the store's tables fit for their query plans.
+func (e *Engine) maintainLoop(ctx context.Context) {
+	t := time.NewTicker(e.o.Maintain)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		start := time.Now()
+		did, err := e.o.Store.Maintain(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			e.log.Warn("maintaining tables", "err", err)
+		case len(did) > 0:
+			e.log.Info("maintained tables", "statements", did, "ms", time.Since(start).Milliseconds())
 		}
 	}
 }

@@ -34,6 +34,9 @@ type world struct {
 	clock *clock
 	eng   *engine.Engine
 	scope store.Scope
+	// atTrigger places the events of a workflow starting with a digest in
+	// the trigger's transaction, as the HTTP API does; otherwise workers do.
+	atTrigger bool
 }
 
 func newWorld(t *testing.T, db *sqlstore.DB) *world {
@@ -83,10 +86,37 @@ func (w *world) trigger(wf store.Workflow, subscriberID string, payload map[stri
 		Scope: w.scope, Workflow: wf, TransactionID: id.New(), Payload: p, Now: w.clock.Now(),
 		Recipients:  []store.Recipient{{SubscriberID: subscriberID}},
 		ProviderFor: func(string) string { return "svc" },
+		Digest:      w.digestPlanner(wf),
 	})
 	require.NoError(w.t, err)
 	require.Len(w.t, res.Notifications, 1)
 	return res.Notifications[0]
+}
+
+func (w *world) digestPlanner(wf store.Workflow) func(store.Subscriber, store.JSON, time.Time) *store.DigestJoinParams {
+	if !w.atTrigger {
+		return nil
+	}
+	return engine.TriggerDigests(wf)
+}
+
+// eachPlacement runs a digest test on both stores, with events placed by
+// workers and by the trigger itself.
+func eachPlacement(t *testing.T, f func(t *testing.T, w *world)) {
+	for _, kind := range testdb.Kinds {
+		for _, atTrigger := range []bool{false, true} {
+			name := kind + "/worker"
+			if atTrigger {
+				name = kind + "/trigger"
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				w := newWorld(t, testdb.Open(t, kind))
+				w.atTrigger = atTrigger
+				f(t, w)
+			})
+		}
+	}
 }
 
 // drain runs the engine until nothing moves.

@@ -32,6 +32,10 @@ func number(v any) (float64, bool) {
 	switch t := v.(type) {
 	case float64:
 		return t, true
+	case int:
+		return float64(t), true
+	case int64:
+		return float64(t), true
 	case json.Number:
 		f, err := t.Float64()
 		return f, err == nil
@@ -99,6 +103,47 @@ func (e *Engine) digest(o store.JobOutcome, c store.Claimed, ctl map[string]any)
 	if c.Job.RunAt.Before(now) {
 		since = c.Job.RunAt
 	}
+	p, failure := planDigest(ctl, since, now, c.Subscriber, c.Notification.Payload)
+	if failure != "" {
+		return e.failStop(o, "Internal", failure), nil
+	}
+	p.Job = c.Job
+	return o, p
+}
+
+// triggerRenderer renders the digest controls planned at trigger time.
+var triggerRenderer = newRenderer()
+
+// TriggerDigests returns the planner of a workflow whose first step is a
+// digest, for store.TriggerParams.Digest: the trigger places each event into
+// its window in its own transaction, so a burst of events never waits in
+// the queue to be merged. It returns nil for other workflows; the planner
+// returns nil for a recipient whose step cannot be planned (its controls
+// fail to render or are misconfigured), and a worker then runs that step and
+// records why.
+func TriggerDigests(wf store.Workflow) func(sub store.Subscriber, payload store.JSON, now time.Time) *store.DigestJoinParams {
+	if len(wf.Steps) == 0 || wf.Steps[0].Type != "digest" {
+		return nil
+	}
+	step := wf.Steps[0]
+	return func(sub store.Subscriber, payload store.JSON, now time.Time) *store.DigestJoinParams {
+		ctl, err := triggerRenderer.controls(step.ControlValues, bindings(sub, payload, nil))
+		if err != nil {
+			return nil
+		}
+		p, failure := planDigest(ctl, now, now, sub, payload)
+		if failure != "" {
+			return nil
+		}
+		return p
+	}
+}
+
+// planDigest reads a digest step's rendered controls into the placing of one
+// event that reached the step at since: its window's end, backoff, key and
+// metadata (Job is the caller's to set). A non-empty failure says why the
+// step is misconfigured.
+func planDigest(ctl map[string]any, since, now time.Time, sub store.Subscriber, payload store.JSON) (*store.DigestJoinParams, string) {
 	typ := str(ctl["type"])
 	if typ == "" {
 		typ = "regular"
@@ -126,11 +171,11 @@ func (e *Engine) digest(o store.JobOutcome, c store.Claimed, ctl map[string]any)
 	switch typ {
 	case "regular", "backoff":
 		if !hasAmount {
-			return e.failStop(o, "Internal", "The digest step has no amount"), nil
+			return nil, "The digest step has no amount"
 		}
 		t, err := addUnit(since, amount, unit)
 		if err != nil {
-			return e.failStop(o, "Internal", "The digest step is misconfigured: "+err.Error()), nil
+			return nil, "The digest step is misconfigured: " + err.Error()
 		}
 		end = t
 	case "timed":
@@ -139,21 +184,21 @@ func (e *Engine) digest(o store.JobOutcome, c store.Claimed, ctl map[string]any)
 			_ = json.Unmarshal(raw, &tc)
 		}
 		loc := time.UTC
-		if tz := c.Subscriber.Timezone; tz != nil && *tz != "" {
+		if tz := sub.Timezone; tz != nil && *tz != "" {
 			if l, err := time.LoadLocation(*tz); err == nil {
 				loc = l
 			}
 		}
 		t, err := nextTimed(since, loc, unit, amount, tc)
 		if err != nil {
-			return e.failStop(o, "Internal", "The timed digest is misconfigured: "+err.Error()), nil
+			return nil, "The timed digest is misconfigured: " + err.Error()
 		}
 		end = t
 		if timed, ok := ctl["timed"].(map[string]any); ok {
 			meta["timed"] = timedMetadata(timed)
 		}
 	default:
-		return e.failStop(o, "Internal", fmt.Sprintf("Digest type %q is not regular, backoff or timed", typ)), nil
+		return nil, fmt.Sprintf("Digest type %q is not regular, backoff or timed", typ)
 	}
 	var backoff time.Duration
 	if typ == "backoff" || ctl["backoff"] == true {
@@ -164,13 +209,13 @@ func (e *Engine) digest(o store.JobOutcome, c store.Claimed, ctl map[string]any)
 		}
 		t, err := addUnit(now, ba, bu)
 		if err != nil || !t.After(now) {
-			return e.failStop(o, "Internal", "The digest backoff is misconfigured"), nil
+			return nil, "The digest backoff is misconfigured"
 		}
 		backoff = t.Sub(now)
 	}
 	key := ""
 	if path := str(ctl["digestKey"]); path != "" {
-		if v, ok := payloadAt(c.Notification.Payload, path); ok {
+		if v, ok := payloadAt(payload, path); ok {
 			if s, isStr := v.(string); isStr {
 				key = s
 			} else {
@@ -179,9 +224,9 @@ func (e *Engine) digest(o store.JobOutcome, c store.Claimed, ctl map[string]any)
 			}
 		}
 	}
-	return o, &store.DigestJoinParams{
-		Job: c.Job, Key: key, WindowEnd: end, Backoff: backoff, Event: c.Notification.Payload, Metadata: meta, Now: now,
-	}
+	return &store.DigestJoinParams{
+		Key: key, WindowEnd: end, Backoff: backoff, Event: payload, Metadata: meta, At: since, Now: now,
+	}, ""
 }
 
 // joinDigests places the batch's digest events in one transaction and

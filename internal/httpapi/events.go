@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/herald-notify/herald/internal/engine"
 	"net/http"
 	"strconv"
 	"strings"
@@ -198,6 +199,7 @@ func (s *Server) trigger(r *http.Request, t triggerRequest) (triggerJSON, error)
 	res, err := s.store.Trigger(r.Context(), &store.TriggerParams{
 		Scope: c.Scope, Workflow: wf, TransactionID: t.transactionID, Recipients: t.recipients,
 		Payload: t.payload, Overrides: t.overrides, Actor: t.actor, Tags: wf.Tags, Now: s.now(),
+		Digest: engine.TriggerDigests(wf),
 		ProviderFor: func(stepType string) string {
 			if p := byChannel[stepType]; p != "" {
 				return p

@@ -147,7 +147,12 @@ type TriggerParams struct {
 	Tags          []string
 	// ProviderFor gives the provider of a step's job by step type.
 	ProviderFor func(stepType string) string
-	Now         time.Time
+	// Digest, when set, plans the workflow's first step, a digest, for one
+	// recipient: the trigger then places the event into its window in its
+	// own transaction (see engine.TriggerDigests). A nil plan leaves the step
+	// to a worker.
+	Digest func(sub Subscriber, payload JSON, now time.Time) *DigestJoinParams
+	Now    time.Time
 }
 
 // TriggerResult says what a trigger created.
@@ -201,7 +206,10 @@ type DigestJoinParams struct {
 	Event JSON
 	// Metadata is the digest metadata without events.
 	Metadata map[string]any
-	Now      time.Time
+	// At is when the event reached the step: it joins a window still open
+	// then (membership by event time, however late a worker places it).
+	At  time.Time
+	Now time.Time
 }
 
 // Digest outcomes.
@@ -237,6 +245,9 @@ type Pipeline interface {
 	JobRescue(ctx context.Context, now time.Time) (int, error)
 	// JobNextRunAt is the earliest run time of a queued or delayed job (zero: none).
 	JobNextRunAt(ctx context.Context) (time.Time, error)
+	// Maintain keeps the queue's tables fit for their plans where the
+	// database does not (statistics, dead rows); it returns what it did.
+	Maintain(ctx context.Context) ([]string, error)
 	// JobResumeDue completes the delayed jobs that are due (delays over,
 	// digest windows closed) and queues their next steps.
 	JobResumeDue(ctx context.Context, now time.Time) (int, error)

@@ -4,8 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"strings"
 	"time"
@@ -88,131 +88,377 @@ func (db *DB) DigestJoin(ctx context.Context, p *store.DigestJoinParams) (store.
 	return res[0], nil
 }
 
-// DigestJoinMany implements store.Pipeline: the events of a whole batch in
-// one transaction. On PostgreSQL a transaction-scoped advisory lock per
-// digest key serializes the decisions of one window across workers, taken
-// in key order so that two batches cannot deadlock; SQLite's single writer
-// serializes them by itself.
+// DigestJoinMany implements store.Pipeline: the claimed digest jobs of a
+// batch are placed together, in one transaction and a few set-based
+// statements whatever the batch's size (see placeDigests). A job whose lease
+// was lost is left alone.
 func (db *DB) DigestJoinMany(ctx context.Context, ps []*store.DigestJoinParams) ([]store.DigestJoinResult, error) {
 	results := make([]store.DigestJoinResult, len(ps))
-	order := make([]int, len(ps))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(digestLockKey(ps[a]), digestLockKey(ps[b])) })
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		for _, i := range order {
-			p := ps[i]
-			join := db.digestJoin
-			if db.d.name == "postgres" {
-				join = db.digestJoinPostgres
+		clear(results) // a retried transaction starts over
+		live, err := db.leasedJobs(ctx, tx, ps)
+		if err != nil {
+			return err
+		}
+		var placed []*store.DigestJoinParams
+		var at []int
+		for i, p := range ps {
+			if live[p.Job.ID] == p.Job.Attempts {
+				placed, at = append(placed, p), append(at, i)
 			}
-			res, err := join(ctx, tx, p)
-			if err != nil {
-				return err
-			}
-			results[i] = res
+		}
+		places, err := db.placeDigests(ctx, tx, placed)
+		if err != nil {
+			return err
+		}
+		if err := db.writePlacedJobs(ctx, tx, placed, places); err != nil {
+			return err
+		}
+		for k, i := range at {
+			results[i] = store.DigestJoinResult{Outcome: places[k].outcome, LeaderNotificationID: places[k].leaderNotificationID,
+				Applied: true}
 		}
 		return nil
 	})
 	return results, err
 }
 
+// leasedJobs returns the attempts of the jobs that are still running, locked.
+func (db *DB) leasedJobs(ctx context.Context, tx *sql.Tx, ps []*store.DigestJoinParams) (map[string]int, error) {
+	live := make(map[string]int, len(ps))
+	for start := 0; start < len(ps); start += db.rowsPerStatement() {
+		var a args
+		ids := make([]string, 0, db.rowsPerStatement())
+		for _, p := range ps[start:min(start+db.rowsPerStatement(), len(ps))] {
+			ids = append(ids, p.Job.ID)
+		}
+		rows, err := tx.QueryContext(ctx, "SELECT id, attempts FROM jobs WHERE id IN ("+a.list(ids)+") AND status = 'running'"+
+			db.d.forUpdate, a...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id string
+			var attempts int
+			if err := rows.Scan(&id, &attempts); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			live[id] = attempts
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return live, nil
+}
+
+// digestPlacement is where placeDigests put one event.
+type digestPlacement struct {
+	outcome              string // store.DigestMerged, DigestLeader or DigestImmediate
+	leaderJobID          string
+	leaderNotificationID string
+	// events are a leader's events: its own and those merged into it by the same batch.
+	events []json.RawMessage
+}
+
+// digestWindow is an open window of one key during placeDigests.
+type digestWindow struct {
+	jobID, notificationID string
+	end                   time.Time
+	stored                string            // a window already in the table: its digest
+	appended              []json.RawMessage // events this batch adds to a stored window
+	leader                int               // a window this batch opens: its leader's index
+}
+
+// placeDigests decides where each event goes, in order of the time it
+// reached its step: into the window of its key that was open then (merged),
+// or, with none, into a window of its own (leader) — unless a backoff says a
+// quiet period ends with it (immediate). It appends the merged events to the
+// windows already in the table; the events' own jobs are the caller's to
+// write (a trigger inserts them, a worker updates them). The caller's
+// transaction holds the decisions together: on PostgreSQL a
+// transaction-scoped advisory lock per key, taken in one order, serializes
+// them across workers and triggers; SQLite's single writer does by itself.
+func (db *DB) placeDigests(ctx context.Context, tx *sql.Tx, ps []*store.DigestJoinParams) ([]digestPlacement, error) {
+	places := make([]digestPlacement, len(ps))
+	if len(ps) == 0 {
+		return places, nil
+	}
+	if db.d.name == "postgres" {
+		if err := lockDigestKeys(ctx, tx, ps); err != nil {
+			return nil, err
+		}
+	}
+	windows, last, err := db.digestState(ctx, tx, ps)
+	if err != nil {
+		return nil, err
+	}
+	order := make([]int, len(ps))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		if c := ps[a].At.Compare(ps[b].At); c != 0 {
+			return c
+		}
+		return strings.Compare(ps[a].Job.ID, ps[b].Job.ID)
+	})
+	for _, i := range order {
+		p := ps[i]
+		k := digestLockKey(p)
+		var open *digestWindow
+		for _, w := range windows[k] {
+			if w.end.After(p.At) && (open == nil || w.end.Before(open.end)) {
+				open = w
+			}
+		}
+		switch {
+		case open != nil:
+			places[i] = digestPlacement{outcome: store.DigestMerged, leaderJobID: open.jobID, leaderNotificationID: open.notificationID}
+			if open.leader >= 0 {
+				places[open.leader].events = append(places[open.leader].events, eventOf(p))
+			} else {
+				open.appended = append(open.appended, eventOf(p))
+			}
+		case p.Backoff > 0 && (last[k].IsZero() || last[k].Before(p.At.Add(-p.Backoff))):
+			places[i] = digestPlacement{outcome: store.DigestImmediate, leaderJobID: p.Job.ID, leaderNotificationID: p.Job.NotificationID,
+				events: []json.RawMessage{eventOf(p)}}
+		default:
+			places[i] = digestPlacement{outcome: store.DigestLeader, leaderJobID: p.Job.ID, leaderNotificationID: p.Job.NotificationID,
+				events: []json.RawMessage{eventOf(p)}}
+			windows[k] = append(windows[k], &digestWindow{jobID: p.Job.ID, notificationID: p.Job.NotificationID, end: p.WindowEnd, leader: i})
+		}
+		if p.At.After(last[k]) {
+			last[k] = p.At
+		}
+	}
+	return places, db.appendDigestEvents(ctx, tx, windows, ps[0].Now)
+}
+
+// lockDigestKeys takes the transaction-scoped advisory lock of every key of
+// the events, in ascending order so that two placements cannot deadlock.
+func lockDigestKeys(ctx context.Context, tx *sql.Tx, ps []*store.DigestJoinParams) error {
+	keys := make([]int64, 0, len(ps))
+	for _, p := range ps {
+		h := fnv.New64a()
+		h.Write([]byte(digestLockKey(p)))
+		keys = append(keys, int64(h.Sum64()))
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	_, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(k) FROM unnest(CAST($1 AS BIGINT[])) AS u(k)", keys)
+	if err != nil {
+		return fmt.Errorf("sqlstore: digest locks: %w", err)
+	}
+	return nil
+}
+
+// digestGroup is the events of one workflow step of one environment.
+type digestGroup struct {
+	environmentID, workflowID, stepID string
+	subscribers                       []string
+	backoff                           bool
+}
+
+// digestState reads, for the events' keys, the windows open in the table
+// (locked) and the creation time of each key's latest placed digest job (for
+// backoff).
+func (db *DB) digestState(ctx context.Context, tx *sql.Tx, ps []*store.DigestJoinParams) (map[string][]*digestWindow, map[string]time.Time, error) {
+	groups := map[string]*digestGroup{}
+	var names []string
+	seen := map[string]bool{}
+	for _, p := range ps {
+		g := p.Job.EnvironmentID + "|" + p.Job.WorkflowID + "|" + p.Job.StepID
+		if groups[g] == nil {
+			groups[g] = &digestGroup{environmentID: p.Job.EnvironmentID, workflowID: p.Job.WorkflowID, stepID: p.Job.StepID}
+			names = append(names, g)
+		}
+		if !seen[g+"|"+p.Job.SubscriberID] {
+			seen[g+"|"+p.Job.SubscriberID] = true
+			groups[g].subscribers = append(groups[g].subscribers, p.Job.SubscriberID)
+		}
+		groups[g].backoff = groups[g].backoff || p.Backoff > 0
+	}
+	slices.Sort(names)
+	windows := map[string][]*digestWindow{}
+	last := map[string]time.Time{}
+	for _, name := range names {
+		g := groups[name]
+		for start := 0; start < len(g.subscribers); start += db.rowsPerStatement() {
+			subs := g.subscribers[start:min(start+db.rowsPerStatement(), len(g.subscribers))]
+			a := args{g.environmentID, g.workflowID, g.stepID}
+			in := a.list(subs)
+			rows, err := tx.QueryContext(ctx, "SELECT id, notification_id, subscriber_id, coalesce(digest_key, ''), run_at,"+
+				" coalesce(digest, '{}') FROM jobs WHERE environment_id = $1 AND workflow_id = $2 AND step_id = $3"+
+				" AND status = 'delayed' AND subscriber_id IN ("+in+") ORDER BY id"+db.d.forUpdate, a...)
+			if err != nil {
+				return nil, nil, fmt.Errorf("sqlstore: open digests: %w", err)
+			}
+			for rows.Next() {
+				var w digestWindow
+				var sub, key string
+				var end int64
+				if err := rows.Scan(&w.jobID, &w.notificationID, &sub, &key, &end, &w.stored); err != nil {
+					rows.Close()
+					return nil, nil, err
+				}
+				w.end, w.leader = fromMS(end), -1
+				k := name + "|" + sub + "|" + key
+				windows[k] = append(windows[k], &w)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return nil, nil, err
+			}
+			if !g.backoff {
+				continue
+			}
+			rows, err = tx.QueryContext(ctx, "SELECT subscriber_id, digest_key, max(created_at) FROM jobs WHERE environment_id = $1"+
+				" AND workflow_id = $2 AND step_id = $3 AND type = 'digest' AND digest_key IS NOT NULL AND subscriber_id IN ("+in+")"+
+				" GROUP BY subscriber_id, digest_key", a...)
+			if err != nil {
+				return nil, nil, fmt.Errorf("sqlstore: recent digests: %w", err)
+			}
+			for rows.Next() {
+				var sub, key string
+				var created int64
+				if err := rows.Scan(&sub, &key, &created); err != nil {
+					rows.Close()
+					return nil, nil, err
+				}
+				last[name+"|"+sub+"|"+key] = fromMS(created)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return windows, last, nil
+}
+
 func digestLockKey(p *store.DigestJoinParams) string {
 	j := p.Job
-	return j.EnvironmentID + "|" + j.WorkflowID + "|" + j.SubscriberID + "|" + j.StepID + "|" + p.Key
+	return j.EnvironmentID + "|" + j.WorkflowID + "|" + j.StepID + "|" + j.SubscriberID + "|" + p.Key
 }
 
-// digestJoinPostgres is digestJoin in fewer round trips, for a server
-// across the network: the key's advisory lock and the lease check in one
-// statement; the merge into an open window (found and appended to) in
-// another; the merged job, its notification, its later steps and its
-// detail in a third (data-modifying CTEs). Opening a window takes the
-// general path.
-func (db *DB) digestJoinPostgres(ctx context.Context, tx *sql.Tx, p *store.DigestJoinParams) (store.DigestJoinResult, error) {
-	var res store.DigestJoinResult
-	j := p.Job
-	var attempts int
-	err := tx.QueryRowContext(ctx, "SELECT j.attempts FROM jobs j, pg_advisory_xact_lock(hashtext($1)) l"+
-		" WHERE j.id = $2 AND j.status = 'running' FOR UPDATE OF j", digestLockKey(p), j.ID).Scan(&attempts)
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && attempts != j.Attempts) {
-		return res, nil // the lease was lost: another worker runs this job
+// appendDigestEvents writes the events merged into windows already in the
+// table, a chunk of windows per statement.
+func (db *DB) appendDigestEvents(ctx context.Context, tx *sql.Tx, windows map[string][]*digestWindow, now time.Time) error {
+	var rows [][2]string
+	for _, ws := range windows {
+		for _, w := range ws {
+			if w.leader >= 0 || len(w.appended) == 0 {
+				continue
+			}
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(w.stored), &m); err != nil || m == nil {
+				m = map[string]json.RawMessage{}
+			}
+			var events []json.RawMessage
+			_ = json.Unmarshal(m["events"], &events)
+			m["events"], _ = json.Marshal(append(events, w.appended...))
+			enc, _ := json.Marshal(m)
+			rows = append(rows, [2]string{w.jobID, string(enc)})
+		}
 	}
-	if err != nil {
-		return res, err
+	for start := 0; start < len(rows); start += db.rowsPerStatement() {
+		a := args{ms(now)}
+		vals := make([]string, 0, db.rowsPerStatement())
+		for _, r := range rows[start:min(start+db.rowsPerStatement(), len(rows))] {
+			vals = append(vals, "(CAST("+a.add(r[0])+" AS TEXT), CAST("+a.add(r[1])+" AS TEXT))")
+		}
+		if _, err := tx.ExecContext(ctx, "WITH v(id, digest) AS (VALUES "+strings.Join(vals, ", ")+")"+
+			" UPDATE jobs SET digest = v.digest, updated_at = $1 FROM v WHERE jobs.id = v.id", a...); err != nil {
+			return fmt.Errorf("sqlstore: digest events: %w", err)
+		}
 	}
-	res.Applied = true
-	var leaderID, leaderNotification string
-	err = tx.QueryRowContext(ctx, "UPDATE jobs SET digest = jsonb_set(coalesce(digest, '{}')::jsonb, '{events}',"+
-		" coalesce(digest::jsonb -> 'events', '[]'::jsonb) || jsonb_build_array(CAST($1 AS jsonb)))::text, updated_at = $2"+
-		" WHERE id = (SELECT id FROM jobs WHERE environment_id = $3 AND workflow_id = $4 AND subscriber_id = $5"+
-		" AND step_id = $6 AND digest_key = $7 AND status = 'delayed' AND id <> $8 ORDER BY run_at, id LIMIT 1 FOR UPDATE)"+
-		" RETURNING id, notification_id", string(eventOf(p)), ms(p.Now), j.EnvironmentID, j.WorkflowID, j.SubscriberID,
-		j.StepID, p.Key, j.ID).Scan(&leaderID, &leaderNotification)
-	if errors.Is(err, sql.ErrNoRows) {
-		return db.digestJoin(ctx, tx, p) // no open window: open one (or backoff)
-	}
-	if err != nil {
-		return res, err
-	}
-	now := ms(p.Now)
-	detailID := id.NewAt(p.Now)
-	_, err = tx.ExecContext(ctx, "WITH s AS (UPDATE jobs SET status = 'merged', lease_until = NULL, digest_key = $1,"+
-		" digest = $2, updated_at = $3 WHERE id = $4 RETURNING notification_id, step_index),"+
-		" n AS (UPDATE notifications SET digested_notification_id = $5, updated_at = $3 WHERE id = $6),"+
-		" k AS (UPDATE jobs SET status = 'skipped', updated_at = $3 WHERE notification_id = $6 AND step_index > $7"+
-		" AND status = 'pending')"+
-		" INSERT INTO execution_details ("+detailCols+") VALUES ($8, $4, $6, $9, 'Success', 'Internal', $10, $11, false, $12, NULL, $3)",
-		p.Key, digestMetadata(p.Metadata, nil), now, j.ID, leaderNotification, j.NotificationID, j.StepIndex,
-		detailID, j.EnvironmentID, "Merged into the digest of notification "+leaderNotification, j.Attempts > 1, j.ProviderID)
-	if err != nil {
-		return res, fmt.Errorf("sqlstore: digest merge: %w", err)
-	}
-	res.Outcome, res.LeaderNotificationID = store.DigestMerged, leaderNotification
-	return res, nil
+	return nil
 }
 
-// digestJoin places one event, inside the caller's transaction (and, on
-// PostgreSQL, the key's advisory lock, which digestJoinPostgres took).
-func (db *DB) digestJoin(ctx context.Context, tx *sql.Tx, p *store.DigestJoinParams) (store.DigestJoinResult, error) {
-	var res store.DigestJoinResult
+// placedJob is the row a placed digest job gets, and its execution detail.
+func placedJob(p *store.DigestJoinParams, pl digestPlacement) (status string, runAt time.Time, digest string, detail store.ExecutionDetail) {
 	j := p.Job
-	err := func() error {
-		// Still ours? A lost lease means another worker runs this job now.
-		var attempts int
-		err := tx.QueryRowContext(ctx, "SELECT attempts FROM jobs WHERE id = $1 AND status = 'running'"+db.d.forUpdate, j.ID).Scan(&attempts)
-		if errors.Is(err, sql.ErrNoRows) || (err == nil && attempts != j.Attempts) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		res.Applied = true
-		var leaderID, leaderNotification, leaderDigest string
-		err = tx.QueryRowContext(ctx, "SELECT id, notification_id, coalesce(digest, '{}') FROM jobs WHERE environment_id = $1"+
-			" AND workflow_id = $2 AND subscriber_id = $3 AND step_id = $4 AND digest_key = $5 AND status = 'delayed'"+
-			" AND id <> $6 ORDER BY run_at, id LIMIT 1"+db.d.forUpdate,
-			j.EnvironmentID, j.WorkflowID, j.SubscriberID, j.StepID, p.Key, j.ID).Scan(&leaderID, &leaderNotification, &leaderDigest)
-		switch {
-		case err == nil:
-			return db.digestMerge(ctx, tx, p, &res, leaderID, leaderNotification, leaderDigest)
-		case !errors.Is(err, sql.ErrNoRows):
-			return err
-		}
-		if p.Backoff > 0 {
-			var recent bool
-			if err := tx.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM jobs WHERE environment_id = $1 AND workflow_id = $2"+
-				" AND subscriber_id = $3 AND step_id = $4 AND digest_key = $5 AND type = 'digest' AND id <> $6 AND created_at >= $7)",
-				j.EnvironmentID, j.WorkflowID, j.SubscriberID, j.StepID, p.Key, j.ID, ms(p.Now.Add(-p.Backoff))).Scan(&recent); err != nil {
-				return err
+	detail = store.ExecutionDetail{ID: id.NewAt(p.Now), JobID: j.ID, NotificationID: j.NotificationID, EnvironmentID: j.EnvironmentID,
+		Status: "Success", Source: "Internal", ProviderID: j.ProviderID, IsRetry: j.Attempts > 1, CreatedAt: p.Now}
+	switch pl.outcome {
+	case store.DigestMerged:
+		status, runAt, digest = store.JobMerged, j.RunAt, digestMetadata(p.Metadata, nil)
+		detail.Detail = "Merged into the digest of notification " + pl.leaderNotificationID
+	case store.DigestImmediate:
+		status, runAt, digest = store.JobSkipped, p.Now, digestMetadata(p.Metadata, pl.events)
+		detail.Detail = "First event after a quiet period: sent at once (backoff)"
+	default:
+		status, runAt, digest = store.JobDelayed, p.WindowEnd, digestMetadata(p.Metadata, pl.events)
+		detail.Detail = "Digest window opened until " + p.WindowEnd.UTC().Format(time.RFC3339)
+	}
+	return status, runAt, digest, detail
+}
+
+// writePlacedJobs writes the placed digest jobs a worker holds: their
+// status, the merged notifications' leader and skipped later steps, the
+// steps after an immediate event queued, and an execution detail each.
+func (db *DB) writePlacedJobs(ctx context.Context, tx *sql.Tx, ps []*store.DigestJoinParams, places []digestPlacement) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	now := ps[0].Now
+	details := make([]store.ExecutionDetail, 0, len(ps))
+	var next []queuedNext
+	var merged [][2]string
+	for start := 0; start < len(ps); start += db.rowsPerStatement() {
+		a := args{ms(now)}
+		end := min(start+db.rowsPerStatement(), len(ps))
+		vals := make([]string, 0, end-start)
+		for i := start; i < end; i++ {
+			p, pl := ps[i], places[i]
+			status, runAt, digest, detail := placedJob(p, pl)
+			details = append(details, detail)
+			switch pl.outcome {
+			case store.DigestMerged:
+				merged = append(merged, [2]string{p.Job.NotificationID, pl.leaderNotificationID})
+			case store.DigestImmediate:
+				next = append(next, queuedNext{notificationID: p.Job.NotificationID, stepIndex: p.Job.StepIndex + 1, runAt: now})
 			}
-			if !recent {
-				return db.digestFinish(ctx, tx, p, &res, store.DigestImmediate)
-			}
+			vals = append(vals, "(CAST("+a.add(p.Job.ID)+" AS TEXT), CAST("+a.add(status)+" AS TEXT), CAST("+a.add(ms(runAt))+
+				" AS BIGINT), CAST("+a.add(p.Key)+" AS TEXT), CAST("+a.add(digest)+" AS TEXT))")
 		}
-		return db.digestFinish(ctx, tx, p, &res, store.DigestLeader)
-	}()
-	return res, err
+		if _, err := tx.ExecContext(ctx, "WITH v(id, status, run_at, digest_key, digest) AS (VALUES "+strings.Join(vals, ", ")+")"+
+			" UPDATE jobs SET status = v.status, run_at = v.run_at, lease_until = NULL, digest_key = v.digest_key,"+
+			" digest = v.digest, updated_at = $1 FROM v WHERE jobs.id = v.id", a...); err != nil {
+			return fmt.Errorf("sqlstore: digest jobs: %w", err)
+		}
+	}
+	for start := 0; start < len(merged); start += db.rowsPerStatement() {
+		chunk := merged[start:min(start+db.rowsPerStatement(), len(merged))]
+		a := args{ms(now)}
+		vals := make([]string, len(chunk))
+		ids := make([]string, len(chunk))
+		for i, m := range chunk {
+			vals[i] = "(CAST(" + a.add(m[0]) + " AS TEXT), CAST(" + a.add(m[1]) + " AS TEXT))"
+		}
+		if _, err := tx.ExecContext(ctx, "WITH v(id, leader) AS (VALUES "+strings.Join(vals, ", ")+")"+
+			" UPDATE notifications SET digested_notification_id = v.leader, updated_at = $1 FROM v WHERE notifications.id = v.id",
+			a...); err != nil {
+			return fmt.Errorf("sqlstore: digested notifications: %w", err)
+		}
+		// The steps before a running digest are done: its notification's
+		// pending jobs are the ones after it.
+		b := args{ms(now)}
+		for i, m := range chunk {
+			ids[i] = m[0]
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE jobs SET status = 'skipped', updated_at = $1 WHERE notification_id IN ("+
+			b.list(ids)+") AND status = 'pending'", b...); err != nil {
+			return fmt.Errorf("sqlstore: skip merged steps: %w", err)
+		}
+	}
+	if err := db.queueSteps(ctx, tx, next, now); err != nil {
+		return err
+	}
+	return db.insertDetailsBatched(ctx, tx, details)
 }
 
 // digestMetadata is the digest metadata with its events.
@@ -234,67 +480,4 @@ func eventOf(p *store.DigestJoinParams) json.RawMessage {
 		return json.RawMessage("{}")
 	}
 	return json.RawMessage(p.Event)
-}
-
-// digestMerge adds the event to the leader's window; this job is merged and
-// the rest of its notification skipped.
-func (db *DB) digestMerge(ctx context.Context, tx *sql.Tx, p *store.DigestJoinParams, res *store.DigestJoinResult,
-	leaderID, leaderNotification, leaderDigest string) error {
-	j := p.Job
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(leaderDigest), &m); err != nil || m == nil {
-		m = map[string]json.RawMessage{}
-	}
-	var events []json.RawMessage
-	_ = json.Unmarshal(m["events"], &events)
-	events = append(events, eventOf(p))
-	m["events"], _ = json.Marshal(events)
-	enc, _ := json.Marshal(m)
-	now := ms(p.Now)
-	if _, err := tx.ExecContext(ctx, "UPDATE jobs SET digest = $1, updated_at = $2 WHERE id = $3", string(enc), now, leaderID); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, "UPDATE jobs SET status = 'merged', lease_until = NULL, digest_key = $1, digest = $2,"+
-		" updated_at = $3 WHERE id = $4", p.Key, digestMetadata(p.Metadata, nil), now, j.ID); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, "UPDATE notifications SET digested_notification_id = $1, updated_at = $2 WHERE id = $3",
-		leaderNotification, now, j.NotificationID); err != nil {
-		return err
-	}
-	if err := skipRest(ctx, tx, j, p.Now); err != nil {
-		return err
-	}
-	res.Outcome, res.LeaderNotificationID = store.DigestMerged, leaderNotification
-	return insertDetails(ctx, tx, []store.ExecutionDetail{
-		{ID: id.NewAt(p.Now), JobID: j.ID, NotificationID: j.NotificationID, EnvironmentID: j.EnvironmentID, Status: "Success",
-			Source: "Internal", Detail: "Merged into the digest of notification " + leaderNotification, ProviderID: j.ProviderID,
-			IsRetry: j.Attempts > 1, CreatedAt: p.Now},
-	})
-}
-
-// digestFinish opens a window (leader: delayed until WindowEnd) or lets the
-// event go at once (backoff: skipped, next step queued).
-func (db *DB) digestFinish(ctx context.Context, tx *sql.Tx, p *store.DigestJoinParams, res *store.DigestJoinResult, outcome string) error {
-	j := p.Job
-	now := ms(p.Now)
-	status, runAt, text := store.JobDelayed, p.WindowEnd, "Digest window opened until "+p.WindowEnd.UTC().Format(time.RFC3339)
-	if outcome == store.DigestImmediate {
-		status, runAt, text = store.JobSkipped, p.Now, "First event after a quiet period: sent at once (backoff)"
-	}
-	if _, err := tx.ExecContext(ctx, "UPDATE jobs SET status = $1, run_at = $2, lease_until = NULL, digest_key = $3, digest = $4,"+
-		" updated_at = $5 WHERE id = $6", status, ms(runAt), p.Key,
-		digestMetadata(p.Metadata, []json.RawMessage{eventOf(p)}), now, j.ID); err != nil {
-		return err
-	}
-	if outcome == store.DigestImmediate {
-		if err := db.queueSteps(ctx, tx, []queuedNext{{notificationID: j.NotificationID, stepIndex: j.StepIndex + 1, runAt: p.Now}}, p.Now); err != nil {
-			return err
-		}
-	}
-	res.Outcome, res.LeaderNotificationID = outcome, j.NotificationID
-	return insertDetails(ctx, tx, []store.ExecutionDetail{
-		{ID: id.NewAt(p.Now), JobID: j.ID, NotificationID: j.NotificationID, EnvironmentID: j.EnvironmentID, Status: "Success",
-			Source: "Internal", Detail: text, ProviderID: j.ProviderID, IsRetry: j.Attempts > 1, CreatedAt: p.Now},
-	})
 }

@@ -145,10 +145,19 @@ func (db *DB) Trigger(ctx context.Context, p *store.TriggerParams) (store.Trigge
 			channels = append(channels, s.Type)
 		}
 		var rows triggerRows
+		notifications := make([]store.Notification, 0, len(p.Recipients))
+		var plans []*store.DigestJoinParams
+		known, err := db.knownSubscribers(ctx, tx, p)
+		if err != nil {
+			return err
+		}
 		for _, rcp := range p.Recipients {
-			sub, err := db.triggerSubscriber(ctx, tx, p, rcp)
-			if err != nil {
-				return err
+			sub, ok := known[rcp.SubscriberID]
+			if !ok || rcp.Upsert != nil {
+				if sub, err = db.triggerSubscriber(ctx, tx, p, rcp); err != nil {
+					return err
+				}
+				known[sub.SubscriberID] = sub
 			}
 			n := store.Notification{
 				ID: id.NewAt(p.Now), OrganizationID: p.OrganizationID, EnvironmentID: p.EnvironmentID,
@@ -156,7 +165,25 @@ func (db *DB) Trigger(ctx context.Context, p *store.TriggerParams) (store.Trigge
 				Overrides: p.Overrides, Actor: p.Actor, Tags: p.Tags, Channels: channels, CreatedAt: p.Now, UpdatedAt: p.Now,
 			}
 			n.To, _ = json.Marshal(map[string]any{"subscriberId": sub.SubscriberID})
-			rows.add(p, n)
+			notifications = append(notifications, n)
+			if p.Digest != nil {
+				plans = append(plans, triggerDigestPlan(p, sub, n))
+			}
+		}
+		places, err := db.placeTriggerDigests(ctx, tx, plans)
+		if err != nil {
+			return err
+		}
+		for i, n := range notifications {
+			var plan *store.DigestJoinParams
+			var place digestPlacement
+			if plans != nil && plans[i] != nil {
+				plan, place = plans[i], places[i]
+				if place.outcome == store.DigestMerged {
+					n.DigestedNotificationID = place.leaderNotificationID
+				}
+			}
+			rows.add(p, n, plan, place)
 			res.Notifications = append(res.Notifications, n)
 		}
 		if pg {
@@ -182,24 +209,97 @@ func (db *DB) Trigger(ctx context.Context, p *store.TriggerParams) (store.Trigge
 	return res, err
 }
 
+// triggerDigestPlan plans the first step, a digest, of one notification
+// (nil when the planner leaves it to a worker).
+func triggerDigestPlan(p *store.TriggerParams, sub store.Subscriber, n store.Notification) *store.DigestJoinParams {
+	plan := p.Digest(sub, n.Payload, p.Now)
+	if plan == nil {
+		return nil
+	}
+	s := p.Workflow.Steps[0]
+	plan.Job = store.Job{ID: id.NewAt(p.Now), OrganizationID: n.OrganizationID, EnvironmentID: n.EnvironmentID,
+		NotificationID: n.ID, SubscriberID: n.SubscriberID, WorkflowID: n.WorkflowID, TransactionID: n.TransactionID,
+		StepID: s.ID, StepIndex: 0, Type: s.Type, ProviderID: p.ProviderFor(s.Type), RunAt: p.Now}
+	plan.At, plan.Now = p.Now, p.Now
+	return plan
+}
+
+// placeTriggerDigests places the planned events (plans holds nil for the
+// notifications left to a worker) and returns each one's placement.
+func (db *DB) placeTriggerDigests(ctx context.Context, tx *sql.Tx, plans []*store.DigestJoinParams) ([]digestPlacement, error) {
+	var planned []*store.DigestJoinParams
+	var at []int
+	for i, plan := range plans {
+		if plan != nil {
+			planned, at = append(planned, plan), append(at, i)
+		}
+	}
+	placed, err := db.placeDigests(ctx, tx, planned)
+	if err != nil {
+		return nil, err
+	}
+	places := make([]digestPlacement, len(plans))
+	for k, i := range at {
+		places[i] = placed[k]
+	}
+	return places, nil
+}
+
 // add appends a notification with one job per step (the first queued, the
-// rest pending) and a Pending "Step queued" detail per job.
-func (r *triggerRows) add(p *store.TriggerParams, n store.Notification) {
+// rest pending) and a Pending "Step queued" detail per job. A first step
+// placed at trigger time (plan) is written as placed, with the detail of its
+// placement instead: a window's leader delayed until it closes; an event
+// merged into a window, its later steps skipped (no detail: they never
+// queued); an immediate event, its next step queued.
+func (r *triggerRows) add(p *store.TriggerParams, n store.Notification, plan *store.DigestJoinParams, place digestPlacement) {
 	now := ms(p.Now)
+	var digested any
+	if n.DigestedNotificationID != "" {
+		digested = n.DigestedNotificationID
+	}
 	r.notifications = append(r.notifications, []any{n.ID, n.OrganizationID, n.EnvironmentID, n.WorkflowID, n.SubscriberID,
 		n.TransactionID, orJSON(n.Payload, "{}"), orJSON(n.Overrides, "{}"), nullJSON(n.Actor), nullJSON(n.To),
-		marshalText(n.Tags, "[]"), marshalText(n.Channels, "[]"), nil, now, now})
+		marshalText(n.Tags, "[]"), marshalText(n.Channels, "[]"), digested, now, now})
 	for i, s := range p.Workflow.Steps {
 		status := store.JobPending
 		if i == 0 {
 			status = store.JobQueued
 		}
 		jobID, provider := id.NewAt(p.Now), p.ProviderFor(s.Type)
+		runAt := now
+		var digest, digestKey any
+		var placed *store.ExecutionDetail
+		if plan != nil {
+			switch {
+			case i == 0:
+				st, run, d, detail := placedJob(plan, place)
+				jobID, status, runAt, digest, digestKey, placed = plan.Job.ID, st, ms(run), d, plan.Key, &detail
+			case place.outcome == store.DigestMerged:
+				status = store.JobSkipped
+			case place.outcome == store.DigestImmediate && i == 1:
+				status = store.JobQueued
+			}
+		}
 		r.jobs = append(r.jobs, []any{jobID, n.OrganizationID, n.EnvironmentID, n.ID, n.SubscriberID, n.WorkflowID,
-			n.TransactionID, s.ID, i, s.Type, provider, status, now, nil, 0, nil, nil, "", 0, now, now})
-		r.details = append(r.details, []any{id.NewAt(p.Now), jobID, n.ID, n.EnvironmentID, "Pending", "Internal",
-			"Step queued", false, false, provider, nil, now})
+			n.TransactionID, s.ID, i, s.Type, provider, status, runAt, nil, 0, digest, digestKey, "", 0, now, now})
+		switch {
+		case placed != nil:
+			r.details = append(r.details, detailRow(*placed))
+		case status != store.JobSkipped:
+			r.details = append(r.details, []any{id.NewAt(p.Now), jobID, n.ID, n.EnvironmentID, "Pending", "Internal",
+				"Step queued", false, false, provider, nil, now})
+		}
 	}
+}
+
+// detailRow is an execution detail as a row of detailCols.
+func detailRow(d store.ExecutionDetail) []any {
+	var provider any
+	if d.ProviderID != "" {
+		provider = d.ProviderID
+	}
+	return []any{d.ID, d.JobID, d.NotificationID, d.EnvironmentID, d.Status, d.Source, d.Detail, d.IsRetry, d.IsTest,
+		provider, d.Raw, ms(d.CreatedAt)}
 }
 
 // insertRows inserts rows into table, a chunk per statement.
@@ -260,6 +360,39 @@ func (db *DB) insertTriggerPostgres(ctx context.Context, tx *sql.Tx, p *store.Tr
 		return errDuplicate
 	}
 	return nil
+}
+
+// knownSubscribers finds the recipients named by subscriberId alone, in one
+// statement per chunk.
+func (db *DB) knownSubscribers(ctx context.Context, tx *sql.Tx, p *store.TriggerParams) (map[string]store.Subscriber, error) {
+	known := make(map[string]store.Subscriber, len(p.Recipients))
+	var ids []string
+	for _, r := range p.Recipients {
+		if r.Upsert == nil {
+			ids = append(ids, r.SubscriberID)
+		}
+	}
+	for start := 0; start < len(ids); start += db.rowsPerStatement() {
+		a := args{p.EnvironmentID}
+		rows, err := tx.QueryContext(ctx, "SELECT "+subscriberCols+" FROM subscribers WHERE environment_id = $1"+
+			" AND subscriber_id IN ("+a.list(ids[start:min(start+db.rowsPerStatement(), len(ids))])+") AND deleted = false", a...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			s, err := scanSubscriber(rows)
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			known[s.SubscriberID] = s
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return known, nil
 }
 
 // triggerSubscriber upserts the recipient, or finds it, creating a bare
