@@ -18,7 +18,7 @@ import (
 // queue their next step, in one transaction.
 func (db *DB) JobResumeDue(ctx context.Context, now time.Time) (int, error) {
 	n := 0
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTxPipeline(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, "UPDATE jobs SET status = 'completed', updated_at = $1 WHERE id IN"+
 			" (SELECT id FROM jobs WHERE status = 'delayed' AND run_at <= $1 ORDER BY run_at LIMIT 500"+db.skipLocked()+")"+
 			" RETURNING id, notification_id, environment_id, step_index, type, provider_id, digest, created_at", ms(now))
@@ -94,7 +94,7 @@ func (db *DB) DigestJoin(ctx context.Context, p *store.DigestJoinParams) (store.
 // was lost is left alone.
 func (db *DB) DigestJoinMany(ctx context.Context, ps []*store.DigestJoinParams) ([]store.DigestJoinResult, error) {
 	results := make([]store.DigestJoinResult, len(ps))
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTxPipeline(ctx, func(tx *sql.Tx) error {
 		clear(results) // a retried transaction starts over
 		live, err := db.leasedJobs(ctx, tx, ps)
 		if err != nil {

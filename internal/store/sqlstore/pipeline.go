@@ -450,6 +450,10 @@ func (db *DB) JobClaim(ctx context.Context, limit int, lease time.Duration, now 
 	if db.d.name == "postgres" {
 		skip = " FOR UPDATE SKIP LOCKED"
 	}
+	if err := db.gate.acquire(ctx, true); err != nil {
+		return nil, err
+	}
+	defer db.gate.release(true)
 	rows, err := db.w.QueryContext(ctx, "UPDATE jobs SET status = 'running', lease_until = $1, attempts = attempts + 1,"+
 		" updated_at = $2 WHERE id IN (SELECT id FROM jobs WHERE status = 'queued' AND run_at <= $2 ORDER BY run_at, id"+
 		" LIMIT $3"+skip+") RETURNING "+jobCols, ms(now.Add(lease)), ms(now), limit)
@@ -597,7 +601,7 @@ func subscribersByID(ctx context.Context, q querier, ids []string) (map[string]s
 // taken over writes nothing for that job.
 func (db *DB) JobFinish(ctx context.Context, outcomes []store.JobOutcome, now time.Time) ([]bool, error) {
 	applied := make([]bool, len(outcomes))
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTxPipeline(ctx, func(tx *sql.Tx) error {
 		updated, err := db.finishJobRows(ctx, tx, outcomes, now)
 		if err != nil {
 			return err
@@ -754,6 +758,10 @@ func skipRest(ctx context.Context, q querier, j store.Job, now time.Time) error 
 
 // JobRescue implements store.Pipeline.
 func (db *DB) JobRescue(ctx context.Context, now time.Time) (int, error) {
+	if err := db.gate.acquire(ctx, true); err != nil {
+		return 0, err
+	}
+	defer db.gate.release(true)
 	res, err := db.w.ExecContext(ctx, "UPDATE jobs SET status = 'queued', lease_until = NULL, run_at = $1, updated_at = $1"+
 		" WHERE status = 'running' AND lease_until < $1", ms(now))
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -42,6 +43,7 @@ type DB struct {
 	sealer Sealer
 	url    string // PostgreSQL only, for the LISTEN connection
 	notify notifier
+	gate   *writeGate
 
 	keys      ttlCache[keyAndEnv]
 	workflows ttlCache[store.Workflow]
@@ -99,7 +101,8 @@ func OpenSQLite(ctx context.Context, path string, sealer Sealer) (*DB, error) {
 	}
 	r.SetMaxOpenConns(8)
 	r.SetMaxIdleConns(8)
-	db := &DB{w: w, r: r, d: sqliteDialect, sealer: sealer, now: time.Now, closers: []func() error{r.Close, w.Close}}
+	db := &DB{w: w, r: r, d: sqliteDialect, sealer: sealer, now: time.Now, closers: []func() error{r.Close, w.Close},
+		gate: &writeGate{slots: 1, shared: true}}
 	db.initCaches()
 	if err := db.migrate(ctx); err != nil {
 		db.Close()
@@ -129,7 +132,8 @@ func OpenPostgres(ctx context.Context, url string, sealer Sealer) (*DB, error) {
 	p.SetMaxOpenConns(32)
 	p.SetMaxIdleConns(32)
 	p.SetConnMaxIdleTime(5 * time.Minute)
-	db := &DB{w: p, r: p, d: postgresDialect, sealer: sealer, url: url, now: time.Now, closers: []func() error{p.Close}}
+	db := &DB{w: p, r: p, d: postgresDialect, sealer: sealer, url: url, now: time.Now, closers: []func() error{p.Close},
+		gate: &writeGate{slots: postgresAPIWriters()}}
 	db.initCaches()
 	if err := db.migrate(ctx); err != nil {
 		db.Close()
@@ -249,8 +253,26 @@ func (db *DB) inTxFn(ctx context.Context, fn func(q querier) error) error {
 	return db.inTx(ctx, func(tx *sql.Tx) error { return fn(tx) })
 }
 
-// inTx runs fn in a write transaction.
+// postgresAPIWriters is how many API write transactions of one process run
+// on PostgreSQL at once (see writeGate).
+func postgresAPIWriters() int { return 2 * runtime.GOMAXPROCS(0) }
+
+// inTx runs fn in a write transaction of the API (see writeGate).
 func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return db.inTxAs(ctx, false, fn)
+}
+
+// inTxPipeline runs fn in a write transaction of the workers, which the
+// write gate lets go first.
+func (db *DB) inTxPipeline(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return db.inTxAs(ctx, true, fn)
+}
+
+func (db *DB) inTxAs(ctx context.Context, pipeline bool, fn func(tx *sql.Tx) error) error {
+	if err := db.gate.acquire(ctx, pipeline); err != nil {
+		return err
+	}
+	defer db.gate.release(pipeline)
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("sqlstore: begin: %w", err)
