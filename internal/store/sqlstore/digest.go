@@ -21,7 +21,7 @@ func (db *DB) JobResumeDue(ctx context.Context, now time.Time) (int, error) {
 	err := db.inTxPipeline(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, "UPDATE jobs SET status = 'completed', updated_at = $1 WHERE id IN"+
 			" (SELECT id FROM jobs WHERE status = 'delayed' AND run_at <= $1 ORDER BY run_at LIMIT 500"+db.skipLocked()+")"+
-			" RETURNING id, notification_id, environment_id, step_index, type, provider_id, digest, created_at", ms(now))
+			" RETURNING id, notification_id, environment_id, step_index, type, provider_id, digest, created_at, run_at", ms(now))
 		if err != nil {
 			return err
 		}
@@ -29,12 +29,13 @@ func (db *DB) JobResumeDue(ctx context.Context, now time.Time) (int, error) {
 			job     store.Job
 			digest  sql.NullString
 			created int64
+			runAt   int64
 		}
 		var dues []due
 		for rows.Next() {
 			var d due
 			if err := rows.Scan(&d.job.ID, &d.job.NotificationID, &d.job.EnvironmentID, &d.job.StepIndex, &d.job.Type,
-				&d.job.ProviderID, &d.digest, &d.created); err != nil {
+				&d.job.ProviderID, &d.digest, &d.created, &d.runAt); err != nil {
 				rows.Close()
 				return err
 			}
@@ -47,6 +48,7 @@ func (db *DB) JobResumeDue(ctx context.Context, now time.Time) (int, error) {
 		details := make([]store.ExecutionDetail, 0, len(dues))
 		next := make([]queuedNext, 0, len(dues))
 		for _, d := range dues {
+			db.noteDue(now, fromMS(d.runAt))
 			// The next step keeps its notification's place in the queue (its
 			// trigger time), ahead of the events triggered since: a closed
 			// window's message is not late behind a backlog of new work.
@@ -132,7 +134,7 @@ func (db *DB) leasedJobs(ctx context.Context, tx *sql.Tx, ps []*store.DigestJoin
 		for _, p := range ps[start:min(start+db.rowsPerStatement(), len(ps))] {
 			ids = append(ids, p.Job.ID)
 		}
-		rows, err := tx.QueryContext(ctx, "SELECT id, attempts FROM jobs WHERE id IN ("+a.list(ids)+") AND status = 'running'"+
+		rows, err := tx.QueryContext(ctx, "SELECT id, attempts FROM jobs WHERE "+db.inList(&a, "id", ids)+" AND status = 'running'"+
 			db.d.forUpdate, a...)
 		if err != nil {
 			return nil, err
@@ -289,10 +291,10 @@ func (db *DB) digestState(ctx context.Context, tx *sql.Tx, ps []*store.DigestJoi
 		for start := 0; start < len(g.subscribers); start += db.rowsPerStatement() {
 			subs := g.subscribers[start:min(start+db.rowsPerStatement(), len(g.subscribers))]
 			a := args{g.environmentID, g.workflowID, g.stepID}
-			in := a.list(subs)
+			in := db.inList(&a, "subscriber_id", subs)
 			rows, err := tx.QueryContext(ctx, "SELECT id, notification_id, subscriber_id, coalesce(digest_key, ''), run_at,"+
 				" coalesce(digest, '{}') FROM jobs WHERE environment_id = $1 AND workflow_id = $2 AND step_id = $3"+
-				" AND status = 'delayed' AND subscriber_id IN ("+in+") ORDER BY id"+db.d.forUpdate, a...)
+				" AND status = 'delayed' AND "+in+" ORDER BY id"+db.d.forUpdate, a...)
 			if err != nil {
 				return nil, nil, fmt.Errorf("sqlstore: open digests: %w", err)
 			}
@@ -316,7 +318,7 @@ func (db *DB) digestState(ctx context.Context, tx *sql.Tx, ps []*store.DigestJoi
 				continue
 			}
 			rows, err = tx.QueryContext(ctx, "SELECT subscriber_id, digest_key, max(created_at) FROM jobs WHERE environment_id = $1"+
-				" AND workflow_id = $2 AND step_id = $3 AND type = 'digest' AND digest_key IS NOT NULL AND subscriber_id IN ("+in+")"+
+				" AND workflow_id = $2 AND step_id = $3 AND type = 'digest' AND digest_key IS NOT NULL AND "+in+""+
 				" GROUP BY subscriber_id, digest_key", a...)
 			if err != nil {
 				return nil, nil, fmt.Errorf("sqlstore: recent digests: %w", err)
@@ -450,8 +452,8 @@ func (db *DB) writePlacedJobs(ctx context.Context, tx *sql.Tx, ps []*store.Diges
 		for i, m := range chunk {
 			ids[i] = m[0]
 		}
-		if _, err := tx.ExecContext(ctx, "UPDATE jobs SET status = 'skipped', updated_at = $1 WHERE notification_id IN ("+
-			b.list(ids)+") AND status = 'pending'", b...); err != nil {
+		if _, err := tx.ExecContext(ctx, "UPDATE jobs SET status = 'skipped', updated_at = $1 WHERE "+
+			db.inList(&b, "notification_id", ids)+" AND status = 'pending'", b...); err != nil {
 			return fmt.Errorf("sqlstore: skip merged steps: %w", err)
 		}
 	}

@@ -4,19 +4,24 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
-// writeGate orders the write transactions of one process: the pipeline's
-// (workers resuming closed windows, claiming and finishing jobs, placing
-// digests) ahead of the API's. Under a flood of triggers a FIFO writer
-// served the workers one transaction in nine, and digests whose windows had
-// closed waited a minute behind new events. With the gate, a waiting
-// pipeline transaction goes first — but never more than highRun times in a
-// row while API writes wait, so a large backlog cannot starve the API.
+// writeGate orders the write transactions of one process when the workers
+// fall behind: while a worker has lately found work due for longer than
+// lagThreshold (urgent), the pipeline's transactions (resuming closed
+// windows, claiming and finishing jobs, placing digests) go ahead of the
+// API's — never more than maxHighRun in a row while API writes wait, so a
+// large backlog cannot starve the API. Under a flood of triggers a FIFO
+// writer had served the workers one transaction in nine, and digests whose
+// windows had closed waited a minute behind new events. While the workers
+// keep up, writes are served in order: priority then would only have the
+// workers commit smaller batches more often (a third fewer triggers/s).
 //
 // On SQLite the gate holds the single writer's one slot (pipeline and API
-// alike take it). On PostgreSQL pipeline transactions never wait for the
-// gate; API write transactions take one of slots (twice the CPUs), so a
+// alike take it). On PostgreSQL pipeline transactions never wait; while
+// urgent, API write transactions take one of slots (twice the CPUs), so a
 // burst of API writes cannot crowd the workers' backends off the server.
 type writeGate struct {
 	mu      sync.Mutex
@@ -26,23 +31,50 @@ type writeGate struct {
 	highRun int  // pipeline grants in a row while API writes waited
 	high    []chan struct{}
 	low     []chan struct{}
+	// urgentUntil (Unix ms) is when the latest sign of lagging workers expires.
+	urgentUntil atomic.Int64
+	now         func() time.Time
 }
 
-const maxHighRun = 3
+const (
+	maxHighRun = 3
+	// lagThreshold is how long work may wait once due before the workers'
+	// writes go first, and urgentFor how long one sign of it counts.
+	lagThreshold = 250 * time.Millisecond
+	urgentFor    = time.Second
+)
 
-// acquire waits for a slot; release must be called once it is done.
+// noteDue records that a worker took work due at due.
+func (g *writeGate) noteDue(now, due time.Time) {
+	if g != nil && now.Sub(due) > lagThreshold {
+		g.urgentUntil.Store(g.clock().Add(urgentFor).UnixMilli())
+	}
+}
+
+func (g *writeGate) clock() time.Time {
+	if g.now != nil {
+		return g.now()
+	}
+	return time.Now()
+}
+
+func (g *writeGate) urgent() bool { return g.clock().UnixMilli() < g.urgentUntil.Load() }
+
+// acquire waits for a slot; release(pipeline) must follow once done.
 func (g *writeGate) acquire(ctx context.Context, pipeline bool) error {
 	if g == nil || (pipeline && !g.shared) {
 		return nil
 	}
+	urgent := g.urgent()
 	g.mu.Lock()
-	if g.used < g.slots && len(g.high) == 0 && len(g.low) == 0 {
+	free := g.used < g.slots || (!g.shared && !urgent)
+	if free && len(g.high) == 0 && len(g.low) == 0 {
 		g.used++
 		g.mu.Unlock()
 		return nil
 	}
 	ch := make(chan struct{})
-	if pipeline {
+	if pipeline && urgent {
 		g.high = append(g.high, ch)
 	} else {
 		g.low = append(g.low, ch)
@@ -68,7 +100,7 @@ func (g *writeGate) acquire(ctx context.Context, pipeline bool) error {
 	}
 }
 
-// release frees a slot taken by acquire(pipeline), handing it to the next
+// release frees the slot taken by acquire(pipeline), handing it to the next
 // waiter.
 func (g *writeGate) release(pipeline bool) {
 	if g == nil || (pipeline && !g.shared) {

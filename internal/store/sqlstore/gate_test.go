@@ -36,15 +36,48 @@ func queueGate(t *testing.T, g *writeGate, names []string) func() []string {
 	return func() []string { wg.Wait(); return got }
 }
 
-// TestWriteGatePipelineFirst: on SQLite's single slot, waiting pipeline
-// transactions go before waiting API ones, three in a row at most.
+// urgentGate is a gate whose workers have just taken work due long ago.
+func urgentGate(g *writeGate) *writeGate {
+	now := time.Now()
+	g.noteDue(now, now.Add(-time.Minute))
+	return g
+}
+
+// TestWriteGatePipelineFirst: on SQLite's single slot, while the workers lag,
+// waiting pipeline transactions go before waiting API ones, three in a row at
+// most.
 func TestWriteGatePipelineFirst(t *testing.T) {
-	g := &writeGate{slots: 1, shared: true}
+	g := urgentGate(&writeGate{slots: 1, shared: true})
+	require.True(t, g.urgent())
 	require.NoError(t, g.acquire(context.Background(), false)) // an API write holds the writer
 	done := queueGate(t, g, []string{"A1", "P1", "P2", "P3", "P4", "A2", "P5"})
 	g.release(false)
 	require.Equal(t, []string{"P1", "P2", "P3", "A1", "P4", "P5", "A2"}, done())
 	require.Zero(t, g.used)
+}
+
+// TestWriteGateInOrder: while the workers keep up (work taken within the
+// lag threshold), writes are served in the order they came.
+func TestWriteGateInOrder(t *testing.T) {
+	g := &writeGate{slots: 1, shared: true}
+	now := time.Now()
+	g.noteDue(now, now.Add(-lagThreshold/2))
+	require.False(t, g.urgent())
+	require.NoError(t, g.acquire(context.Background(), true))
+	done := queueGate(t, g, []string{"A1", "P1", "A2", "P2"})
+	g.release(true)
+	require.Equal(t, []string{"A1", "P1", "A2", "P2"}, done())
+	require.Zero(t, g.used)
+}
+
+// TestWriteGateUrgencyExpires: one sign of lag counts for urgentFor.
+func TestWriteGateUrgencyExpires(t *testing.T) {
+	clock := time.Now()
+	g := &writeGate{slots: 1, shared: true, now: func() time.Time { return clock }}
+	g.noteDue(clock, clock.Add(-time.Second))
+	require.True(t, g.urgent())
+	clock = clock.Add(urgentFor + time.Millisecond)
+	require.False(t, g.urgent())
 }
 
 // TestWriteGateCancel: a waiter whose context ends leaves the queue and the
@@ -63,10 +96,17 @@ func TestWriteGateCancel(t *testing.T) {
 	require.Empty(t, g.low)
 }
 
-// TestWriteGatePostgres: pipeline transactions never wait; API ones take
-// the slots.
+// TestWriteGatePostgres: pipeline transactions never wait; API ones are
+// limited to the slots only while the workers lag.
 func TestWriteGatePostgres(t *testing.T) {
 	g := &writeGate{slots: 2}
+	for range 5 {
+		require.NoError(t, g.acquire(context.Background(), false), "no limit while the workers keep up")
+	}
+	for range 5 {
+		g.release(false)
+	}
+	urgentGate(g)
 	require.NoError(t, g.acquire(context.Background(), false))
 	require.NoError(t, g.acquire(context.Background(), false))
 	require.NoError(t, g.acquire(context.Background(), true), "a pipeline transaction does not wait for API slots")

@@ -460,11 +460,11 @@ func (db *DB) notificationDetails(ctx context.Context, ns []store.Notification) 
 	for _, n := range ns {
 		nIDs, sIDs, wIDs = append(nIDs, n.ID), append(sIDs, n.SubscriberID), append(wIDs, n.WorkflowID)
 	}
-	subs, err := subscribersByID(ctx, db.r, slices.Compact(slices.Sorted(slices.Values(sIDs))))
+	subs, err := db.subscribersByID(ctx, db.r, slices.Compact(slices.Sorted(slices.Values(sIDs))))
 	if err != nil {
 		return nil, err
 	}
-	wfs, err := workflowsByID(ctx, db.r, slices.Compact(slices.Sorted(slices.Values(wIDs))))
+	wfs, err := db.workflowsByID(ctx, db.r, slices.Compact(slices.Sorted(slices.Values(wIDs))))
 	if err != nil {
 		return nil, err
 	}

@@ -375,7 +375,7 @@ func (db *DB) knownSubscribers(ctx context.Context, tx *sql.Tx, p *store.Trigger
 	for start := 0; start < len(ids); start += db.rowsPerStatement() {
 		a := args{p.EnvironmentID}
 		rows, err := tx.QueryContext(ctx, "SELECT "+subscriberCols+" FROM subscribers WHERE environment_id = $1"+
-			" AND subscriber_id IN ("+a.list(ids[start:min(start+db.rowsPerStatement(), len(ids))])+") AND deleted = false", a...)
+			" AND "+db.inList(&a, "subscriber_id", ids[start:min(start+db.rowsPerStatement(), len(ids))])+" AND deleted = false", a...)
 		if err != nil {
 			return nil, err
 		}
@@ -450,6 +450,25 @@ func (db *DB) JobClaim(ctx context.Context, limit int, lease time.Duration, now 
 	if db.d.name == "postgres" {
 		skip = " FOR UPDATE SKIP LOCKED"
 	}
+	jobs, err := db.claimRows(ctx, limit, lease, now, skip)
+	if err != nil || len(jobs) == 0 {
+		return nil, err
+	}
+	for _, j := range jobs {
+		db.noteDue(now, j.RunAt)
+	}
+	// RETURNING has no order: run the batch oldest first.
+	slices.SortFunc(jobs, func(a, b store.Job) int {
+		if c := a.RunAt.Compare(b.RunAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return db.loadClaimed(ctx, jobs)
+}
+
+// claimRows leases the due jobs, holding the write gate only for that.
+func (db *DB) claimRows(ctx context.Context, limit int, lease time.Duration, now time.Time, skip string) ([]store.Job, error) {
 	if err := db.gate.acquire(ctx, true); err != nil {
 		return nil, err
 	}
@@ -460,27 +479,16 @@ func (db *DB) JobClaim(ctx context.Context, limit int, lease time.Duration, now 
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: claim: %w", err)
 	}
+	defer rows.Close()
 	var jobs []store.Job
 	for rows.Next() {
 		j, err := scanJob(rows)
 		if err != nil {
-			rows.Close()
 			return nil, err
 		}
 		jobs = append(jobs, j)
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil || len(jobs) == 0 {
-		return nil, err
-	}
-	// RETURNING has no order: run the batch oldest first.
-	slices.SortFunc(jobs, func(a, b store.Job) int {
-		if c := a.RunAt.Compare(b.RunAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	return db.loadClaimed(ctx, jobs)
+	return jobs, rows.Err()
 }
 
 // loadClaimed fetches the notifications, subscribers and workflows of jobs.
@@ -498,15 +506,15 @@ func (db *DB) loadClaimed(ctx context.Context, jobs []store.Job) ([]store.Claime
 			}
 		}
 	}
-	ns, err := notificationsByID(ctx, db.r, nIDs)
+	ns, err := db.notificationsByID(ctx, db.r, nIDs)
 	if err != nil {
 		return nil, err
 	}
-	subs, err := subscribersByID(ctx, db.r, sIDs)
+	subs, err := db.subscribersByID(ctx, db.r, sIDs)
 	if err != nil {
 		return nil, err
 	}
-	wfs, err := workflowsByID(ctx, db.r, wIDs)
+	wfs, err := db.workflowsByID(ctx, db.r, wIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -536,8 +544,8 @@ func (db *DB) finishedDigests(ctx context.Context, jobs []store.Job) (map[string
 		return out, nil
 	}
 	var a args
-	rows, err := db.r.QueryContext(ctx, "SELECT notification_id, digest FROM jobs WHERE notification_id IN ("+a.list(ids)+
-		") AND type = 'digest' AND status IN ('completed', 'skipped') AND digest IS NOT NULL ORDER BY step_index", a...)
+	rows, err := db.r.QueryContext(ctx, "SELECT notification_id, digest FROM jobs WHERE "+db.inList(&a, "notification_id", ids)+
+		" AND type = 'digest' AND status IN ('completed', 'skipped') AND digest IS NOT NULL ORDER BY step_index", a...)
 	if err != nil {
 		return nil, err
 	}
@@ -552,13 +560,13 @@ func (db *DB) finishedDigests(ctx context.Context, jobs []store.Job) (map[string
 	return out, rows.Err()
 }
 
-func notificationsByID(ctx context.Context, q querier, ids []string) (map[string]store.Notification, error) {
+func (db *DB) notificationsByID(ctx context.Context, q querier, ids []string) (map[string]store.Notification, error) {
 	out := map[string]store.Notification{}
 	if len(ids) == 0 {
 		return out, nil
 	}
 	var a args
-	rows, err := q.QueryContext(ctx, "SELECT "+notificationCols+" FROM notifications WHERE id IN ("+a.list(ids)+")", a...)
+	rows, err := q.QueryContext(ctx, "SELECT "+notificationCols+" FROM notifications WHERE "+db.inList(&a, "id", ids), a...)
 	if err != nil {
 		return nil, err
 	}
@@ -574,13 +582,13 @@ func notificationsByID(ctx context.Context, q querier, ids []string) (map[string
 }
 
 // subscribersByID loads subscribers by _id, deleted ones included.
-func subscribersByID(ctx context.Context, q querier, ids []string) (map[string]store.Subscriber, error) {
+func (db *DB) subscribersByID(ctx context.Context, q querier, ids []string) (map[string]store.Subscriber, error) {
 	out := map[string]store.Subscriber{}
 	if len(ids) == 0 {
 		return out, nil
 	}
 	var a args
-	rows, err := q.QueryContext(ctx, "SELECT "+subscriberCols+" FROM subscribers WHERE id IN ("+a.list(ids)+")", a...)
+	rows, err := q.QueryContext(ctx, "SELECT "+subscriberCols+" FROM subscribers WHERE "+db.inList(&a, "id", ids), a...)
 	if err != nil {
 		return nil, err
 	}

@@ -117,17 +117,6 @@ func OpenPostgres(ctx context.Context, url string, sealer Sealer) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: %w", err)
 	}
-	// Plan every execution of a cached statement for its arguments and the
-	// tables as they are now. PostgreSQL's default switches a prepared
-	// statement to a generic plan after five runs and keeps it: a plan made
-	// while a table was small (a seq scan of jobs, a scan of subscribers
-	// comparing each row with a 100-value IN list) stayed in every pooled
-	// connection as the table grew, until statistics changed — never, on a
-	// server without autovacuum. Lookups went from under a millisecond to
-	// 70 ms at 100,000 jobs.
-	if _, set := cfg.RuntimeParams["plan_cache_mode"]; !set {
-		cfg.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
-	}
 	p := stdlib.OpenDB(*cfg)
 	p.SetMaxOpenConns(32)
 	p.SetMaxIdleConns(32)
@@ -252,6 +241,9 @@ func (db *DB) migrate(ctx context.Context) error {
 func (db *DB) inTxFn(ctx context.Context, fn func(q querier) error) error {
 	return db.inTx(ctx, func(tx *sql.Tx) error { return fn(tx) })
 }
+
+// noteDue tells the write gate that a worker took work due at due.
+func (db *DB) noteDue(now, due time.Time) { db.gate.noteDue(now, due) }
 
 // postgresAPIWriters is how many API write transactions of one process run
 // on PostgreSQL at once (see writeGate).

@@ -149,13 +149,13 @@ func (db *DB) WorkflowDelete(ctx context.Context, scope store.Scope, id string) 
 }
 
 // workflowsByID loads workflows (deleted ones too: their runs still need them).
-func workflowsByID(ctx context.Context, q querier, ids []string) (map[string]store.Workflow, error) {
+func (db *DB) workflowsByID(ctx context.Context, q querier, ids []string) (map[string]store.Workflow, error) {
 	out := map[string]store.Workflow{}
 	if len(ids) == 0 {
 		return out, nil
 	}
 	var a args
-	rows, err := q.QueryContext(ctx, "SELECT "+workflowCols+" FROM workflows WHERE id IN ("+a.list(ids)+")", a...)
+	rows, err := q.QueryContext(ctx, "SELECT "+workflowCols+" FROM workflows WHERE "+db.inList(&a, "id", ids), a...)
 	if err != nil {
 		return nil, err
 	}
@@ -171,6 +171,18 @@ func workflowsByID(ctx context.Context, q querier, ids []string) (map[string]sto
 }
 
 // list adds each value and returns their placeholders joined by commas.
+// inList is a condition that col is one of values. On PostgreSQL the values
+// go as one array joined as a set, which a cached generic plan probes by
+// hash or through an index; an IN list of parameters would be compared
+// value by value against every row a generic plan scans (a 100-value list
+// over 10,000 subscribers took 70–200 ms).
+func (db *DB) inList(a *args, col string, values []string) string {
+	if db.d.name == "postgres" {
+		return col + " IN (SELECT unnest(CAST(" + a.add(values) + " AS TEXT[])))"
+	}
+	return col + " IN (" + a.list(values) + ")"
+}
+
 func (a *args) list(values []string) string {
 	ph := make([]string, len(values))
 	for i, v := range values {
