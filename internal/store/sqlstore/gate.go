@@ -9,8 +9,8 @@ import (
 )
 
 // writeGate orders the write transactions of one process when the workers
-// fall behind: while a worker has lately found work due for longer than
-// lagThreshold (urgent), the pipeline's transactions (resuming closed
+// fall behind: while a worker has lately (urgentFor) taken work due for
+// longer than lagThreshold (urgent), the pipeline's transactions (resuming closed
 // windows, claiming and finishing jobs, placing digests) go ahead of the
 // API's — never more than maxHighRun in a row while API writes wait, so a
 // large backlog cannot starve the API. Under a flood of triggers a FIFO
@@ -40,7 +40,7 @@ const (
 	maxHighRun = 3
 	// lagThreshold is how long work may wait once due before the workers'
 	// writes go first, and urgentFor how long one sign of it counts.
-	lagThreshold = 250 * time.Millisecond
+	lagThreshold = 100 * time.Millisecond
 	urgentFor    = time.Second
 )
 
