@@ -135,7 +135,7 @@ func (db *DB) leasedJobs(ctx context.Context, tx *sql.Tx, ps []*store.DigestJoin
 			ids = append(ids, p.Job.ID)
 		}
 		rows, err := tx.QueryContext(ctx, "SELECT id, attempts FROM jobs WHERE "+db.inList(&a, "id", ids)+" AND status = 'running'"+
-			db.d.forUpdate, a...)
+			db.d.forUpdate, db.planned(a)...)
 		if err != nil {
 			return nil, err
 		}
@@ -294,7 +294,7 @@ func (db *DB) digestState(ctx context.Context, tx *sql.Tx, ps []*store.DigestJoi
 			in := db.inList(&a, "subscriber_id", subs)
 			rows, err := tx.QueryContext(ctx, "SELECT id, notification_id, subscriber_id, coalesce(digest_key, ''), run_at,"+
 				" coalesce(digest, '{}') FROM jobs WHERE environment_id = $1 AND workflow_id = $2 AND step_id = $3"+
-				" AND status = 'delayed' AND "+in+" ORDER BY id"+db.d.forUpdate, a...)
+				" AND status = 'delayed' AND "+in+" ORDER BY id"+db.d.forUpdate, db.planned(a)...)
 			if err != nil {
 				return nil, nil, fmt.Errorf("sqlstore: open digests: %w", err)
 			}
@@ -319,7 +319,7 @@ func (db *DB) digestState(ctx context.Context, tx *sql.Tx, ps []*store.DigestJoi
 			}
 			rows, err = tx.QueryContext(ctx, "SELECT subscriber_id, digest_key, max(created_at) FROM jobs WHERE environment_id = $1"+
 				" AND workflow_id = $2 AND step_id = $3 AND type = 'digest' AND digest_key IS NOT NULL AND "+in+""+
-				" GROUP BY subscriber_id, digest_key", a...)
+				" GROUP BY subscriber_id, digest_key", db.planned(a)...)
 			if err != nil {
 				return nil, nil, fmt.Errorf("sqlstore: recent digests: %w", err)
 			}
@@ -453,7 +453,7 @@ func (db *DB) writePlacedJobs(ctx context.Context, tx *sql.Tx, ps []*store.Diges
 			ids[i] = m[0]
 		}
 		if _, err := tx.ExecContext(ctx, "UPDATE jobs SET status = 'skipped', updated_at = $1 WHERE "+
-			db.inList(&b, "notification_id", ids)+" AND status = 'pending'", b...); err != nil {
+			db.inList(&b, "notification_id", ids)+" AND status = 'pending'", db.planned(b)...); err != nil {
 			return fmt.Errorf("sqlstore: skip merged steps: %w", err)
 		}
 	}

@@ -375,7 +375,7 @@ func (db *DB) knownSubscribers(ctx context.Context, tx *sql.Tx, p *store.Trigger
 	for start := 0; start < len(ids); start += db.rowsPerStatement() {
 		a := args{p.EnvironmentID}
 		rows, err := tx.QueryContext(ctx, "SELECT "+subscriberCols+" FROM subscribers WHERE environment_id = $1"+
-			" AND "+db.inList(&a, "subscriber_id", ids[start:min(start+db.rowsPerStatement(), len(ids))])+" AND deleted = false", a...)
+			" AND "+db.inList(&a, "subscriber_id", ids[start:min(start+db.rowsPerStatement(), len(ids))])+" AND deleted = false", db.planned(a)...)
 		if err != nil {
 			return nil, err
 		}
@@ -454,8 +454,14 @@ func (db *DB) JobClaim(ctx context.Context, limit int, lease time.Duration, now 
 	if err != nil || len(jobs) == 0 {
 		return nil, err
 	}
-	for _, j := range jobs {
-		db.noteDue(now, j.RunAt)
+	// On SQLite's single writer a queued job that waited is a sign the API
+	// crowds the workers out: it raises the write gate's urgency as late
+	// timed work does. PostgreSQL's writers run side by side; there it would
+	// only throttle the API (see writeGate).
+	if db.d.name == "sqlite" {
+		for _, j := range jobs {
+			db.noteDue(now, j.RunAt)
+		}
 	}
 	// RETURNING has no order: run the batch oldest first.
 	slices.SortFunc(jobs, func(a, b store.Job) int {
@@ -545,7 +551,7 @@ func (db *DB) finishedDigests(ctx context.Context, jobs []store.Job) (map[string
 	}
 	var a args
 	rows, err := db.r.QueryContext(ctx, "SELECT notification_id, digest FROM jobs WHERE "+db.inList(&a, "notification_id", ids)+
-		" AND type = 'digest' AND status IN ('completed', 'skipped') AND digest IS NOT NULL ORDER BY step_index", a...)
+		" AND type = 'digest' AND status IN ('completed', 'skipped') AND digest IS NOT NULL ORDER BY step_index", db.planned(a)...)
 	if err != nil {
 		return nil, err
 	}
@@ -566,7 +572,7 @@ func (db *DB) notificationsByID(ctx context.Context, q querier, ids []string) (m
 		return out, nil
 	}
 	var a args
-	rows, err := q.QueryContext(ctx, "SELECT "+notificationCols+" FROM notifications WHERE "+db.inList(&a, "id", ids), a...)
+	rows, err := q.QueryContext(ctx, "SELECT "+notificationCols+" FROM notifications WHERE "+db.inList(&a, "id", ids), db.planned(a)...)
 	if err != nil {
 		return nil, err
 	}
@@ -588,7 +594,7 @@ func (db *DB) subscribersByID(ctx context.Context, q querier, ids []string) (map
 		return out, nil
 	}
 	var a args
-	rows, err := q.QueryContext(ctx, "SELECT "+subscriberCols+" FROM subscribers WHERE "+db.inList(&a, "id", ids), a...)
+	rows, err := q.QueryContext(ctx, "SELECT "+subscriberCols+" FROM subscribers WHERE "+db.inList(&a, "id", ids), db.planned(a)...)
 	if err != nil {
 		return nil, err
 	}

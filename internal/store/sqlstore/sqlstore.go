@@ -242,7 +242,7 @@ func (db *DB) inTxFn(ctx context.Context, fn func(q querier) error) error {
 	return db.inTx(ctx, func(tx *sql.Tx) error { return fn(tx) })
 }
 
-// noteDue tells the write gate that a worker took work due at due.
+// noteDue tells the write gate that a worker resumed timed work due at due.
 func (db *DB) noteDue(now, due time.Time) { db.gate.noteDue(now, due) }
 
 // postgresAPIWriters is how many API write transactions of one process run

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"github.com/jackc/pgx/v5"
 	"strings"
 	"time"
 
@@ -155,7 +156,7 @@ func (db *DB) workflowsByID(ctx context.Context, q querier, ids []string) (map[s
 		return out, nil
 	}
 	var a args
-	rows, err := q.QueryContext(ctx, "SELECT "+workflowCols+" FROM workflows WHERE "+db.inList(&a, "id", ids), a...)
+	rows, err := q.QueryContext(ctx, "SELECT "+workflowCols+" FROM workflows WHERE "+db.inList(&a, "id", ids), db.planned(a)...)
 	if err != nil {
 		return nil, err
 	}
@@ -171,16 +172,30 @@ func (db *DB) workflowsByID(ctx context.Context, q querier, ids []string) (map[s
 }
 
 // list adds each value and returns their placeholders joined by commas.
-// inList is a condition that col is one of values. On PostgreSQL the values
-// go as one array joined as a set, which a cached generic plan probes by
-// hash or through an index; an IN list of parameters would be compared
-// value by value against every row a generic plan scans (a 100-value list
-// over 10,000 subscribers took 70–200 ms).
+// inList is a condition that col is one of values; run its statement with
+// db.planned(a). On PostgreSQL the values go as one array, and the statement
+// is planned for them at each execution: a cached generic plan made while a
+// table was small (or never analyzed) either compared an IN list of
+// parameters value by value with every row it scanned (a 100-value list
+// over 10,000 subscribers: 70–200 ms) or hashed the list and scanned a
+// table grown since. Planned with the values, an IN list is hashed or
+// probed through the index, whichever the table's size calls for. Such
+// look-ups are short to plan; the statements that write keep their cached
+// plans.
 func (db *DB) inList(a *args, col string, values []string) string {
 	if db.d.name == "postgres" {
-		return col + " IN (SELECT unnest(CAST(" + a.add(values) + " AS TEXT[])))"
+		return col + " = ANY(CAST(" + a.add(values) + " AS TEXT[]))"
 	}
 	return col + " IN (" + a.list(values) + ")"
+}
+
+// planned are a statement's arguments with, on PostgreSQL, the instruction
+// to plan it for them (an unnamed statement, its description cached).
+func (db *DB) planned(a args) []any {
+	if db.d.name == "postgres" {
+		return append([]any{pgx.QueryExecModeCacheDescribe}, a...)
+	}
+	return a
 }
 
 func (a *args) list(values []string) string {
