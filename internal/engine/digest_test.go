@@ -211,3 +211,31 @@ func TestDigestAfterDelay(t *testing.T) {
 		require.Equal(t, []string{"2 updates: a b"}, w.feed("ada"))
 	})
 }
+
+// TestDigestCancelWindow: canceling the transaction that opened a window
+// cancels the window with the events merged into it; the next event opens a
+// new window.
+func TestDigestCancelWindow(t *testing.T) {
+	eachPlacement(t, func(t *testing.T, w *world) {
+		wf := w.workflow("cancel-digest", digestStep(map[string]any{"amount": 1, "unit": "minutes"}), inApp(digestBody))
+		leader := w.trigger(wf, "ada", map[string]any{"item": "a"})
+		w.drain()
+		merged := w.trigger(wf, "ada", map[string]any{"item": "b"})
+		w.drain()
+		n, err := w.db.TriggerCancel(context.Background(), w.scope, leader.TransactionID)
+		require.NoError(t, err)
+		require.Equal(t, 2, n, "the window and the step after it")
+		w.clock.Advance(2 * time.Minute)
+		w.drain()
+		require.Empty(t, w.feed("ada"))
+		require.Equal(t, []string{"digest:canceled", "in_app:canceled"}, w.jobs(leader))
+		require.Equal(t, []string{"digest:merged", "in_app:skipped"}, w.jobs(merged))
+
+		next := w.trigger(wf, "ada", map[string]any{"item": "c"})
+		w.drain()
+		require.Equal(t, []string{"digest:delayed", "in_app:pending"}, w.jobs(next))
+		w.clock.Advance(2 * time.Minute)
+		w.drain()
+		require.Equal(t, []string{"1 updates: c"}, w.feed("ada"))
+	})
+}
