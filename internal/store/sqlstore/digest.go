@@ -97,7 +97,6 @@ func (db *DB) DigestJoin(ctx context.Context, p *store.DigestJoinParams) (store.
 func (db *DB) DigestJoinMany(ctx context.Context, ps []*store.DigestJoinParams) ([]store.DigestJoinResult, error) {
 	results := make([]store.DigestJoinResult, len(ps))
 	err := db.inTxPipeline(ctx, func(tx *sql.Tx) error {
-		clear(results) // a retried transaction starts over
 		live, err := db.leasedJobs(ctx, tx, ps)
 		if err != nil {
 			return err
@@ -159,7 +158,6 @@ func (db *DB) leasedJobs(ctx context.Context, tx *sql.Tx, ps []*store.DigestJoin
 // digestPlacement is where placeDigests put one event.
 type digestPlacement struct {
 	outcome              string // store.DigestMerged, DigestLeader or DigestImmediate
-	leaderJobID          string
 	leaderNotificationID string
 	// events are a leader's events: its own and those merged into it by the same batch.
 	events []json.RawMessage
@@ -218,17 +216,17 @@ func (db *DB) placeDigests(ctx context.Context, tx *sql.Tx, ps []*store.DigestJo
 		}
 		switch {
 		case open != nil:
-			places[i] = digestPlacement{outcome: store.DigestMerged, leaderJobID: open.jobID, leaderNotificationID: open.notificationID}
+			places[i] = digestPlacement{outcome: store.DigestMerged, leaderNotificationID: open.notificationID}
 			if open.leader >= 0 {
 				places[open.leader].events = append(places[open.leader].events, eventOf(p))
 			} else {
 				open.appended = append(open.appended, eventOf(p))
 			}
 		case p.Backoff > 0 && (last[k].IsZero() || last[k].Before(p.At.Add(-p.Backoff))):
-			places[i] = digestPlacement{outcome: store.DigestImmediate, leaderJobID: p.Job.ID, leaderNotificationID: p.Job.NotificationID,
+			places[i] = digestPlacement{outcome: store.DigestImmediate, leaderNotificationID: p.Job.NotificationID,
 				events: []json.RawMessage{eventOf(p)}}
 		default:
-			places[i] = digestPlacement{outcome: store.DigestLeader, leaderJobID: p.Job.ID, leaderNotificationID: p.Job.NotificationID,
+			places[i] = digestPlacement{outcome: store.DigestLeader, leaderNotificationID: p.Job.NotificationID,
 				events: []json.RawMessage{eventOf(p)}}
 			windows[k] = append(windows[k], &digestWindow{jobID: p.Job.ID, notificationID: p.Job.NotificationID, end: p.WindowEnd, leader: i})
 		}
@@ -272,7 +270,7 @@ func (db *DB) digestState(ctx context.Context, tx *sql.Tx, ps []*store.DigestJoi
 	var names []string
 	seen := map[string]bool{}
 	for _, p := range ps {
-		g := p.Job.EnvironmentID + "|" + p.Job.WorkflowID + "|" + p.Job.StepID
+		g := digestStep(p)
 		if groups[g] == nil {
 			groups[g] = &digestGroup{environmentID: p.Job.EnvironmentID, workflowID: p.Job.WorkflowID, stepID: p.Job.StepID}
 			names = append(names, g)
@@ -341,15 +339,21 @@ func (db *DB) digestState(ctx context.Context, tx *sql.Tx, ps []*store.DigestJoi
 	return windows, last, nil
 }
 
+// digestLockKey names the window key of an event: workflow step (see
+// digestStep), subscriber and digestKey value.
 func digestLockKey(p *store.DigestJoinParams) string {
-	j := p.Job
-	return j.EnvironmentID + "|" + j.WorkflowID + "|" + j.StepID + "|" + j.SubscriberID + "|" + p.Key
+	return digestStep(p) + "|" + p.Job.SubscriberID + "|" + p.Key
+}
+
+// digestStep names the workflow step of an event's digest in its environment.
+func digestStep(p *store.DigestJoinParams) string {
+	return p.Job.EnvironmentID + "|" + p.Job.WorkflowID + "|" + p.Job.StepID
 }
 
 // appendDigestEvents writes the events merged into windows already in the
 // table, a chunk of windows per statement.
 func (db *DB) appendDigestEvents(ctx context.Context, tx *sql.Tx, windows map[string][]*digestWindow, now time.Time) error {
-	var rows [][2]string
+	var rows [][]any
 	for _, ws := range windows {
 		for _, w := range ws {
 			if w.leader >= 0 || len(w.appended) == 0 {
@@ -363,18 +367,21 @@ func (db *DB) appendDigestEvents(ctx context.Context, tx *sql.Tx, windows map[st
 			_ = json.Unmarshal(m["events"], &events)
 			m["events"], _ = json.Marshal(append(events, w.appended...))
 			enc, _ := json.Marshal(m)
-			rows = append(rows, [2]string{w.jobID, string(enc)})
+			rows = append(rows, []any{w.jobID, string(enc)})
 		}
 	}
+	return db.updateFrom(ctx, tx, "jobs", "id, digest", []string{"TEXT", "TEXT"}, "digest = v.digest", rows, now)
+}
+
+// updateFrom updates table's rows by id from rows (their columns cols of
+// types), a chunk per statement: set assigns from v; updated_at is now.
+func (db *DB) updateFrom(ctx context.Context, tx *sql.Tx, table, cols string, types []string, set string, rows [][]any, now time.Time) error {
 	for start := 0; start < len(rows); start += db.rowsPerStatement() {
 		a := args{ms(now)}
-		vals := make([]string, 0, db.rowsPerStatement())
-		for _, r := range rows[start:min(start+db.rowsPerStatement(), len(rows))] {
-			vals = append(vals, "(CAST("+a.add(r[0])+" AS TEXT), CAST("+a.add(r[1])+" AS TEXT))")
-		}
-		if _, err := tx.ExecContext(ctx, "WITH v(id, digest) AS (VALUES "+strings.Join(vals, ", ")+")"+
-			" UPDATE jobs SET digest = v.digest, updated_at = $1 FROM v WHERE jobs.id = v.id", a...); err != nil {
-			return fmt.Errorf("sqlstore: digest events: %w", err)
+		values := castValues(&a, rows[start:min(start+db.rowsPerStatement(), len(rows))], types)
+		if _, err := tx.ExecContext(ctx, "WITH v("+cols+") AS (VALUES "+values+") UPDATE "+table+" SET "+set+
+			", updated_at = $1 FROM v WHERE "+table+".id = v.id", a...); err != nil {
+			return fmt.Errorf("sqlstore: update %s: %w", table, err)
 		}
 	}
 	return nil
@@ -408,52 +415,38 @@ func (db *DB) writePlacedJobs(ctx context.Context, tx *sql.Tx, ps []*store.Diges
 	}
 	now := ps[0].Now
 	details := make([]store.ExecutionDetail, 0, len(ps))
+	jobs := make([][]any, 0, len(ps))
 	var next []queuedNext
-	var merged [][2]string
-	for start := 0; start < len(ps); start += db.rowsPerStatement() {
-		a := args{ms(now)}
-		end := min(start+db.rowsPerStatement(), len(ps))
-		vals := make([]string, 0, end-start)
-		for i := start; i < end; i++ {
-			p, pl := ps[i], places[i]
-			status, runAt, digest, detail := placedJob(p, pl)
-			details = append(details, detail)
-			switch pl.outcome {
-			case store.DigestMerged:
-				merged = append(merged, [2]string{p.Job.NotificationID, pl.leaderNotificationID})
-			case store.DigestImmediate:
-				next = append(next, queuedNext{notificationID: p.Job.NotificationID, stepIndex: p.Job.StepIndex + 1, runAt: now})
-			}
-			vals = append(vals, "(CAST("+a.add(p.Job.ID)+" AS TEXT), CAST("+a.add(status)+" AS TEXT), CAST("+a.add(ms(runAt))+
-				" AS BIGINT), CAST("+a.add(p.Key)+" AS TEXT), CAST("+a.add(digest)+" AS TEXT))")
-		}
-		if _, err := tx.ExecContext(ctx, "WITH v(id, status, run_at, digest_key, digest) AS (VALUES "+strings.Join(vals, ", ")+")"+
-			" UPDATE jobs SET status = v.status, run_at = v.run_at, lease_until = NULL, digest_key = v.digest_key,"+
-			" digest = v.digest, updated_at = $1 FROM v WHERE jobs.id = v.id", a...); err != nil {
-			return fmt.Errorf("sqlstore: digest jobs: %w", err)
+	var merged [][]any
+	var mergedIDs []string
+	for i, p := range ps {
+		status, runAt, digest, detail := placedJob(p, places[i])
+		details = append(details, detail)
+		jobs = append(jobs, []any{p.Job.ID, status, ms(runAt), p.Key, digest})
+		switch places[i].outcome {
+		case store.DigestMerged:
+			merged = append(merged, []any{p.Job.NotificationID, places[i].leaderNotificationID})
+			mergedIDs = append(mergedIDs, p.Job.NotificationID)
+		case store.DigestImmediate:
+			next = append(next, queuedNext{notificationID: p.Job.NotificationID, stepIndex: p.Job.StepIndex + 1, runAt: now})
 		}
 	}
-	for start := 0; start < len(merged); start += db.rowsPerStatement() {
-		chunk := merged[start:min(start+db.rowsPerStatement(), len(merged))]
+	if err := db.updateFrom(ctx, tx, "jobs", "id, status, run_at, digest_key, digest",
+		[]string{"TEXT", "TEXT", "BIGINT", "TEXT", "TEXT"}, "status = v.status, run_at = v.run_at, lease_until = NULL,"+
+			" digest_key = v.digest_key, digest = v.digest", jobs, now); err != nil {
+		return err
+	}
+	if err := db.updateFrom(ctx, tx, "notifications", "id, leader", []string{"TEXT", "TEXT"},
+		"digested_notification_id = v.leader", merged, now); err != nil {
+		return err
+	}
+	// The steps before a running digest are done: a merged notification's
+	// pending jobs are the ones after it.
+	for start := 0; start < len(mergedIDs); start += db.rowsPerStatement() {
 		a := args{ms(now)}
-		vals := make([]string, len(chunk))
-		ids := make([]string, len(chunk))
-		for i, m := range chunk {
-			vals[i] = "(CAST(" + a.add(m[0]) + " AS TEXT), CAST(" + a.add(m[1]) + " AS TEXT))"
-		}
-		if _, err := tx.ExecContext(ctx, "WITH v(id, leader) AS (VALUES "+strings.Join(vals, ", ")+")"+
-			" UPDATE notifications SET digested_notification_id = v.leader, updated_at = $1 FROM v WHERE notifications.id = v.id",
-			a...); err != nil {
-			return fmt.Errorf("sqlstore: digested notifications: %w", err)
-		}
-		// The steps before a running digest are done: its notification's
-		// pending jobs are the ones after it.
-		b := args{ms(now)}
-		for i, m := range chunk {
-			ids[i] = m[0]
-		}
 		if _, err := tx.ExecContext(ctx, "UPDATE jobs SET status = 'skipped', updated_at = $1 WHERE "+
-			db.inList(&b, "notification_id", ids)+" AND status = 'pending'", db.planned(b)...); err != nil {
+			db.inList(&a, "notification_id", mergedIDs[start:min(start+db.rowsPerStatement(), len(mergedIDs))])+
+			" AND status = 'pending'", db.planned(a)...); err != nil {
 			return fmt.Errorf("sqlstore: skip merged steps: %w", err)
 		}
 	}

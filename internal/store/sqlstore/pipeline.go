@@ -395,16 +395,12 @@ func (db *DB) knownSubscribers(ctx context.Context, tx *sql.Tx, p *store.Trigger
 	return known, nil
 }
 
-// triggerSubscriber upserts the recipient, or finds it, creating a bare
-// subscriber for an unknown subscriberId.
+// triggerSubscriber upserts the recipient: its fields when the trigger gave
+// them, else a bare subscriber for a subscriberId knownSubscribers did not
+// find (one created meanwhile is left as it is).
 func (db *DB) triggerSubscriber(ctx context.Context, tx *sql.Tx, p *store.TriggerParams, r store.Recipient) (store.Subscriber, error) {
 	up := r.Upsert
 	if up == nil {
-		s, err := scanSubscriber(tx.QueryRowContext(ctx, "SELECT "+subscriberCols+" FROM subscribers"+
-			" WHERE environment_id = $1 AND subscriber_id = $2 AND deleted = false", p.EnvironmentID, r.SubscriberID))
-		if !errors.Is(err, store.ErrNotFound) {
-			return s, err
-		}
 		up = &store.SubscriberUpsertParams{Scope: p.Scope, SubscriberID: r.SubscriberID}
 	}
 	up.Scope = p.Scope
