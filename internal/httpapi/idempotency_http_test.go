@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/herald-notify/herald/internal/httpapi"
 )
 
 func idem(key string) map[string]string { return map[string]string{"Idempotency-Key": key} }
@@ -63,7 +66,7 @@ func TestIdempotency(t *testing.T) {
 			long := repeat("k", 256)
 			res := h.call(t, dev, "POST", "/v2/subscribers", map[string]any{"subscriberId": "idem-4"}, idem(long))
 			requireError(t, res, 400, "POST", "/v2/subscribers")
-			require.Equal(t, long, res.Header.Get("Idempotency-Key"))
+			require.Empty(t, res.Header.Get("Idempotency-Key"), "an invalid key is never echoed")
 			require.Equal(t, 404, h.call(t, dev, "GET", subPath("idem-4"), nil, nil).Status)
 			res = h.call(t, dev, "POST", "/v2/subscribers", map[string]any{"subscriberId": "idem-4"}, idem(repeat("k", 255)))
 			require.Equal(t, 201, res.Status, "255 characters are fine")
@@ -78,38 +81,100 @@ func TestIdempotency(t *testing.T) {
 			require.Equal(t, 200, second.Status)
 			require.Empty(t, second.Header.Get("Idempotency-Replay"))
 			require.EqualValues(t, 1, second.Object(t)["totalCount"], "a fresh answer, not a replay")
-			// Even an over-long key is only echoed on a GET.
-			long := h.call(t, dev, "GET", "/v1/integrations/active", nil, idem(repeat("g", 300)))
-			require.Equal(t, 200, long.Status)
-			require.Equal(t, repeat("g", 300), long.Header.Get("Idempotency-Key"))
+			// An invalid key is ignored on a GET too: no 400, and not echoed.
+			for _, bad := range []string{repeat("g", 300), "tab\tkey", "caf\u00e9"} {
+				res := h.call(t, dev, "GET", "/v1/integrations/active", nil, idem(bad))
+				require.Equal(t, 200, res.Status, "%q", bad)
+				require.Empty(t, res.Header.Get("Idempotency-Key"), "%q", bad)
+			}
 			// And a key used by a GET is still free for a POST.
 			res := h.call(t, dev, "POST", "/v2/subscribers", map[string]any{"subscriberId": "idem-5b"}, idem("k-5"))
 			require.Equal(t, 201, res.Status)
 			require.Empty(t, res.Header.Get("Idempotency-Replay"))
 		})
 
-		t.Run("every response echoes the key", func(t *testing.T) {
+		t.Run("every authenticated response echoes the key, no other does", func(t *testing.T) {
 			for _, c := range []struct {
 				auth, method, url string
 				body              any
 				status            int
+				echoed            bool
 			}{
-				{dev, "POST", "/v2/subscribers", map[string]any{"subscriberId": "echo"}, 201},
-				{dev, "POST", "/v2/subscribers", `{`, 400},
-				{"", "POST", "/v2/subscribers", map[string]any{"subscriberId": "echo"}, 401},
-				{dev, "GET", subPath("nobody"), nil, 404},
-				{dev, "GET", "/nowhere", nil, 404},
-				{dev, "PUT", "/v2/subscribers", nil, 405},
-				{dev, "PATCH", credPath("echo"), map[string]any{"providerId": "fcm", "credentials": map[string]any{}}, 422},
-				{dev, "DELETE", subPath("echo"), nil, 200},
-				{dev, "POST", "/v1/integrations", map[string]any{"providerId": "sendgrid"}, 201},
-				{"", "GET", "/health", nil, 200},
+				{dev, "POST", "/v2/subscribers", map[string]any{"subscriberId": "echo"}, 201, true},
+				{dev, "POST", "/v2/subscribers", `{`, 400, true},
+				{dev, "GET", subPath("nobody"), nil, 404, true},
+				{dev, "PATCH", credPath("echo"), map[string]any{"providerId": "fcm", "credentials": map[string]any{}}, 422, true},
+				{dev, "DELETE", subPath("echo"), nil, 200, true},
+				{dev, "POST", "/v1/integrations", map[string]any{"providerId": "sendgrid"}, 201, true},
+				// Unauthenticated answers: a missing or unknown key, and the
+				// routes that never authenticate.
+				{"", "POST", "/v2/subscribers", map[string]any{"subscriberId": "echo"}, 401, false},
+				{"ApiKey hk_unknown", "POST", "/v2/subscribers", map[string]any{"subscriberId": "echo"}, 401, false},
+				{dev, "GET", "/nowhere", nil, 404, false},
+				{dev, "PUT", "/v2/subscribers", nil, 405, false},
+				{"", "GET", "/health", nil, 200, false},
 			} {
 				key := fmt.Sprintf("echo-%s-%s-%d", c.method, c.url, c.status)
 				res := h.call(t, c.auth, c.method, c.url, c.body, idem(key))
 				require.Equal(t, c.status, res.Status, "%s %s: %s", c.method, c.url, res.Raw)
-				require.Equal(t, key, res.Header.Get("Idempotency-Key"), "%s %s", c.method, c.url)
+				if c.echoed {
+					require.Equal(t, key, res.Header.Get("Idempotency-Key"), "%s %s", c.method, c.url)
+				} else {
+					require.Empty(t, res.Header.Get("Idempotency-Key"), "%s %s", c.method, c.url)
+					require.NotContains(t, string(res.Raw), key)
+				}
 			}
+		})
+
+		t.Run("a key is validated only after authentication", func(t *testing.T) {
+			for _, bad := range []string{repeat("k", 256), "bell\x07", "new\nline", "caf\u00e9", "del\x7f"} {
+				res := h.call(t, "", "POST", "/v2/subscribers", map[string]any{"subscriberId": "idem-bad"}, idem(bad))
+				requireError(t, res, 401, "POST", "/v2/subscribers")
+				require.Empty(t, res.Header.Get("Idempotency-Key"))
+				res = h.call(t, dev, "POST", "/v2/subscribers", map[string]any{"subscriberId": "idem-bad"}, idem(bad))
+				requireError(t, res, 400, "POST", "/v2/subscribers")
+				require.Empty(t, res.Header.Get("Idempotency-Key"), "%q is not echoed", bad)
+			}
+			require.Equal(t, 404, h.call(t, dev, "GET", subPath("idem-bad"), nil, nil).Status, "no bad-key request ran")
+			// Every printable ASCII character is fine.
+			var all []byte
+			for c := byte(0x20); c <= 0x7e; c++ {
+				all = append(all, c)
+			}
+			res := h.call(t, dev, "POST", "/v2/subscribers", map[string]any{"subscriberId": "idem-bad"}, idem(string(all)))
+			require.Equal(t, 201, res.Status, "%s", res.Raw)
+			require.Equal(t, string(all), res.Header.Get("Idempotency-Key"))
+		})
+
+		t.Run("the same JSON in another layout is the same request", func(t *testing.T) {
+			first := h.call(t, dev, "POST", "/v2/subscribers",
+				`{"subscriberId":"idem-canon","firstName":"Ada","data":{"b":[1,2.50,{"y":true,"x":null}],"a":"caf\u00e9"}}`, idem("canon-1"))
+			require.Equal(t, 201, first.Status, "%s", first.Raw)
+			for _, body := range []string{
+				"{\n  \"data\": {\"a\": \"café\", \"b\": [ 1, 2.50, {\"x\": null, \"y\": true} ]},\n  \"firstName\": \"Ada\",\n  \"subscriberId\": \"idem-canon\"\n}\n",
+				`  {"firstName":"Ada",  "subscriberId":"idem-canon","data":{"a":"caf\u00e9","b":[1,2.50,{"y":true,"x":null}]}}	`,
+			} {
+				again := h.call(t, dev, "POST", "/v2/subscribers", body, idem("canon-1"))
+				require.Equal(t, 201, again.Status, "%s", again.Raw)
+				require.Equal(t, "true", again.Header.Get("Idempotency-Replay"), "%s", body)
+				require.Equal(t, string(first.Raw), string(again.Raw))
+			}
+			// Numbers keep their literal text, and values still count.
+			for _, body := range []string{
+				`{"subscriberId":"idem-canon","firstName":"Ada","data":{"b":[1,2.5,{"y":true,"x":null}],"a":"caf\u00e9"}}`,
+				`{"subscriberId":"idem-canon","firstName":"Ada","data":{"b":[2.50,1,{"y":true,"x":null}],"a":"caf\u00e9"}}`,
+				`{"subscriberId":"idem-canon","firstName":"Ada"}`,
+			} {
+				res := h.call(t, dev, "POST", "/v2/subscribers", body, idem("canon-1"))
+				requireError(t, res, 422, "POST", "/v2/subscribers", "idempotency-key")
+			}
+			// A body that is not JSON is compared byte for byte.
+			bad := h.call(t, dev, "POST", "/v2/subscribers", `{"subscriberId": `, idem("canon-2"))
+			requireError(t, bad, 400, "POST", "/v2/subscribers")
+			again := h.call(t, dev, "POST", "/v2/subscribers", `{"subscriberId": `, idem("canon-2"))
+			require.Equal(t, "true", again.Header.Get("Idempotency-Replay"))
+			res := h.call(t, dev, "POST", "/v2/subscribers", `{"subscriberId":`, idem("canon-2"))
+			requireError(t, res, 422, "POST", "/v2/subscribers", "idempotency-key")
 		})
 
 		t.Run("keys are per environment", func(t *testing.T) {
@@ -220,4 +285,56 @@ func serveConcurrently(h *harness, reqs []*http.Request) []response {
 	start.Done()
 	done.Wait()
 	return out
+}
+
+// TestIdempotencyPanicReleasesKey: a handler that panics answers the 500
+// with an errorId, and its idempotency key is free at once for a retry (not
+// held as "still running" until it goes stale). An aborted handler
+// (http.ErrAbortHandler) frees its key too.
+func TestIdempotencyPanicReleasesKey(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, h *harness) {
+		srv := httpapi.New(httpapi.Options{Store: h.DB, Keys: h.Keys, Logger: testLogger(t)})
+		var calls atomic.Int32
+		srv.HandleForTest("POST /test/flaky/{how}", func(w http.ResponseWriter, r *http.Request) error {
+			if calls.Add(1) == 1 {
+				if r.PathValue("how") == "abort" {
+					panic(http.ErrAbortHandler)
+				}
+				panic("flaky handler panicked")
+			}
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+			w.WriteHeader(http.StatusCreated)
+			_, err := fmt.Fprintf(w, `{"call":%d}`, calls.Load())
+			return err
+		})
+		h.Handler = srv
+		dev := h.authFor(asDev)
+		body := map[string]any{"n": 1}
+
+		res := h.serve(newRequest(t, dev, "POST", "/test/flaky/panic", body, idem("panic-1")))
+		require.Equal(t, 500, res.Status, "%s", res.Raw)
+		validateErrorBody(t, res)
+		errorID, _ := res.Object(t)["errorId"].(string)
+		require.NotEmpty(t, errorID)
+		require.NotContains(t, string(res.Raw), "flaky handler panicked", "no internal text in the body")
+		require.Contains(t, logsOf(t), errorID)
+		require.Contains(t, logsOf(t), "flaky handler panicked")
+
+		retry := h.serve(newRequest(t, dev, "POST", "/test/flaky/panic", body, idem("panic-1")))
+		require.Equal(t, 201, retry.Status, "the key was released: %s", retry.Raw)
+		require.Empty(t, retry.Header.Get("Idempotency-Replay"))
+		require.JSONEq(t, `{"call":2}`, string(retry.Raw))
+		replay := h.serve(newRequest(t, dev, "POST", "/test/flaky/panic", body, idem("panic-1")))
+		require.Equal(t, "true", replay.Header.Get("Idempotency-Replay"))
+		require.JSONEq(t, `{"call":2}`, string(replay.Raw))
+
+		calls.Store(0)
+		func() {
+			defer func() { require.Equal(t, http.ErrAbortHandler, recover()) }()
+			h.serve(newRequest(t, dev, "POST", "/test/flaky/abort", body, idem("abort-1")))
+		}()
+		retry = h.serve(newRequest(t, dev, "POST", "/test/flaky/abort", body, idem("abort-1")))
+		require.Equal(t, 201, retry.Status, "the key was released: %s", retry.Raw)
+	})
 }

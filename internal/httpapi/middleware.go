@@ -3,12 +3,11 @@ package httpapi
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"runtime/debug"
 	"strings"
 
 	"github.com/herald-notify/herald/internal/secret"
@@ -80,7 +79,7 @@ func (s *Server) wrap(a access, h handlerFunc) http.Handler {
 				if p == http.ErrAbortHandler {
 					panic(p)
 				}
-				s.writeError(rec, r, fmt.Errorf("panic: %v", p))
+				s.writeError(rec, r, fmt.Errorf("panic: %v\n%s", p, debug.Stack()))
 			}
 			s.log.InfoContext(r.Context(), "request", "method", r.Method, "path", r.URL.Path, "status", rec.status,
 				"durationMs", float64(s.now().Sub(start).Microseconds())/1000, "requestId", reqID, "environmentId", c.EnvironmentID)
@@ -92,9 +91,6 @@ func (s *Server) wrap(a access, h handlerFunc) http.Handler {
 }
 
 func (s *Server) serve(w *recorder, r *http.Request, a access, h handlerFunc, authed *caller) error {
-	if key := r.Header.Get("Idempotency-Key"); key != "" {
-		w.Header().Set("Idempotency-Key", key)
-	}
 	if r.Body != nil && r.Method != http.MethodGet && r.Method != http.MethodHead {
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 		if err != nil {
@@ -115,12 +111,17 @@ func (s *Server) serve(w *recorder, r *http.Request, a access, h handlerFunc, au
 	}
 	*authed = c
 	r = r.WithContext(context.WithValue(r.Context(), callerKey{}, c))
+	// Only now is the idempotency key looked at: an unauthenticated answer
+	// never echoes it.
+	key, err := idempotencyKey(w, r)
+	if err != nil {
+		return err
+	}
 	if s.limiter != nil {
 		if err := s.limiter.allow(w, c.EnvironmentID); err != nil {
 			return err
 		}
 	}
-	key := r.Header.Get("Idempotency-Key")
 	if key == "" || r.Method == http.MethodGet || r.Method == http.MethodHead {
 		return h(w, r)
 	}
@@ -160,70 +161,4 @@ func (s *Server) authenticate(r *http.Request) (caller, error) {
 		return caller{Scope: store.Scope{OrganizationID: env.OrganizationID, EnvironmentID: env.ID}, Session: true, ActorID: sess.MemberID}, nil
 	}
 	return caller{}, errorf(http.StatusUnauthorized, "The Authorization header must be 'ApiKey <key>' or 'Bearer <token>'")
-}
-
-// idempotent runs h at most once per (environment, key): a repeat replays the
-// stored response, a different request under the same key is a 422, and a
-// repeat while the first still runs is a 409.
-func (s *Server) idempotent(w *recorder, r *http.Request, c caller, key string, h handlerFunc) error {
-	if len(key) > 255 {
-		return errorf(http.StatusBadRequest, "The idempotency-key header must be at most 255 characters")
-	}
-	body, _ := r.Context().Value(bodyKey{}).([]byte)
-	sum := sha256.New()
-	fmt.Fprintf(sum, "%s %s?%s\n", r.Method, r.URL.Path, r.URL.RawQuery)
-	if c.Session {
-		// Session answers carry decrypted credentials: never replay one to an
-		// API-key caller (rule 5.3), and keep it sealed at rest.
-		sum.Write([]byte("session\n"))
-	}
-	sum.Write(body)
-	hash := hex.EncodeToString(sum.Sum(nil))
-
-	rec, started, err := s.store.IdempotencyBegin(r.Context(), c.EnvironmentID, key, hash, s.now())
-	if err != nil {
-		return err
-	}
-	if !started {
-		switch {
-		case rec.RequestHash != hash:
-			return invalid("idempotency-key", "was already used for a different request", key)
-		case !rec.Done:
-			e := errorf(http.StatusConflict, "A request with this idempotency-key is still being processed")
-			e.retryAfter = "1"
-			return e
-		}
-		stored := rec.Body
-		if c.Session {
-			if stored, err = s.keys.Open(string(rec.Body)); err != nil {
-				return fmt.Errorf("opening an idempotent response: %w", err)
-			}
-		}
-		w.Header().Set("Idempotency-Replay", "true")
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.WriteHeader(rec.Status)
-		_, _ = w.Write(stored)
-		return nil
-	}
-	w.capture = true
-	herr := h(w, r)
-	if herr != nil {
-		s.writeError(w, r, herr)
-	}
-	// A server failure is not an outcome worth replaying: free the key.
-	ctx := context.WithoutCancel(r.Context())
-	if w.status >= 500 {
-		if err := s.store.IdempotencyAbandon(ctx, c.EnvironmentID, key); err != nil {
-			s.log.Error("abandoning an idempotency key", "err", err)
-		}
-		return nil
-	}
-	stored := w.body.Bytes()
-	if c.Session {
-		stored = []byte(s.keys.Seal(stored))
-	}
-	if err := s.store.IdempotencyFinish(ctx, c.EnvironmentID, key, w.status, stored); err != nil {
-		s.log.Error("storing an idempotent response", "err", err)
-	}
-	return nil
 }
