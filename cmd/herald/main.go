@@ -66,6 +66,8 @@ func command(stdout, stderr io.Writer) *cli.Command {
 					&cli.StringFlag{Name: "role", Value: "all", Usage: "all, api or worker", Sources: cli.EnvVars("HERALD_ROLE"), Destination: &cfg.Role},
 					&cli.StringFlag{Name: "api-key", Usage: "the development environment's API key on first start", Sources: cli.EnvVars("HERALD_API_KEY"), Destination: &cfg.APIKey},
 					&cli.FloatFlag{Name: "rate-limit", Usage: "requests per second per environment (0: off)", Sources: cli.EnvVars("HERALD_RATE_LIMIT"), Destination: &cfg.RateLimit},
+					&cli.IntFlag{Name: "auth-failure-limit", Value: 20, Usage: "failed authentications per minute per client address, then 429 (0: off)",
+						Sources: cli.EnvVars("HERALD_AUTH_FAILURE_LIMIT"), Destination: &cfg.AuthFailureLimit},
 				},
 				Action: func(ctx context.Context, _ *cli.Command) error { return serve(ctx, cfg, stdout) },
 			},
@@ -250,7 +252,7 @@ func serve(ctx context.Context, cfg config.Config, stdout io.Writer) error {
 		return err
 	}
 	var handler http.Handler = httpapi.New(httpapi.Options{Store: a.Store, Keys: a.Keys, Logger: log,
-		RateLimit: cfg.RateLimit, OnTrigger: onTrigger})
+		RateLimit: cfg.RateLimit, AuthFailureLimit: cfg.AuthFailureLimit, OnTrigger: onTrigger})
 	if cfg.Role == "worker" {
 		health := http.NewServeMux()
 		health.Handle("GET /health", handler)

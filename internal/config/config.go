@@ -23,6 +23,9 @@ type Config struct {
 	Role string
 	// RateLimit is requests per second per environment (0: off).
 	RateLimit float64
+	// AuthFailureLimit is failed authentications per minute per client
+	// address before it gets 429s (0: off).
+	AuthFailureLimit int
 	// LogFormat is "text" or "json"; LogLevel is debug, info, warn or error.
 	LogFormat, LogLevel string
 }

@@ -105,7 +105,7 @@ func (s *Server) serve(w *recorder, r *http.Request, a access, h handlerFunc, au
 	if a == public {
 		return h(w, r)
 	}
-	c, err := s.authenticate(r)
+	c, err := s.authenticateLimited(w, r)
 	if err != nil {
 		return err
 	}

@@ -22,6 +22,10 @@ type Options struct {
 	// RateLimit is the sustained requests per second allowed per environment;
 	// zero disables rate limiting.
 	RateLimit float64
+	// AuthFailureLimit is the failed authentications allowed per minute per
+	// client address, beyond which the address gets 429s until its budget
+	// refills; zero disables the limit.
+	AuthFailureLimit int
 	// Now is the clock (tests); time.Now when nil.
 	Now func() time.Time
 	// OnTrigger is called after a trigger commits jobs (wakes in-process workers).
@@ -36,6 +40,7 @@ type Server struct {
 	now       func() time.Time
 	mux       *http.ServeMux
 	limiter   *rateLimiter
+	authLimit *authLimiter
 	openapi   []byte
 	onTrigger func()
 	providers providerCache
@@ -55,6 +60,9 @@ func New(o Options) *Server {
 	}
 	if o.RateLimit > 0 {
 		s.limiter = newRateLimiter(o.RateLimit, s.now)
+	}
+	if o.AuthFailureLimit > 0 {
+		s.authLimit = newAuthLimiter(o.AuthFailureLimit, s.now, s.log)
 	}
 	s.openapi = mustOpenAPIJSON()
 	s.routes()
