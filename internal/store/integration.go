@@ -17,7 +17,10 @@ type Integration struct {
 	Identifier     string
 	// Credentials is the provider's plaintext credentials JSON object; the
 	// store encrypts it at rest and never keeps it in the clear.
-	Credentials    JSON
+	Credentials JSON
+	// Configurations is the plaintext configurations JSON object; its
+	// secret fields (IsSecretConfiguration) are encrypted at rest like
+	// Credentials, its other fields kept as they are.
 	Configurations JSON
 	Conditions     JSON
 	Active         bool
@@ -27,6 +30,20 @@ type Integration struct {
 	DeletedBy      string
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
+}
+
+// secretConfigurations are the configuration fields that hold secrets.
+var secretConfigurations = []string{"inboundWebhookSigningKey"}
+
+// IsSecretConfiguration reports whether the configuration field name holds
+// a secret: encrypted at rest, shown only to session (dashboard) callers.
+func IsSecretConfiguration(name string) bool {
+	for _, s := range secretConfigurations {
+		if name == s {
+			return true
+		}
+	}
+	return false
 }
 
 // IntegrationListParams selects integrations.

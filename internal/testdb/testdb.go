@@ -67,6 +67,38 @@ func Open(t testing.TB, kind string) *sqlstore.DB {
 	return nil
 }
 
+// Reopenable returns a fresh store of kind sealing with keys, and a function
+// that opens the same database again with other keys (each store is closed
+// when the test ends): for tests of a changed server secret.
+func Reopenable(t testing.TB, kind string, keys sqlstore.Sealer) (*sqlstore.DB, func(keys sqlstore.Sealer) *sqlstore.DB) {
+	t.Helper()
+	var open func(keys sqlstore.Sealer) (*sqlstore.DB, error)
+	switch kind {
+	case "sqlite":
+		path := filepath.Join(t.TempDir(), "herald.db")
+		open = func(keys sqlstore.Sealer) (*sqlstore.DB, error) {
+			return sqlstore.OpenSQLite(context.Background(), path, keys)
+		}
+	case "postgres":
+		u := NewPostgresSchema(t)
+		open = func(keys sqlstore.Sealer) (*sqlstore.DB, error) {
+			return sqlstore.OpenPostgres(context.Background(), u, keys)
+		}
+	default:
+		t.Fatalf("testdb: unknown kind %q", kind)
+	}
+	reopen := func(keys sqlstore.Sealer) *sqlstore.DB {
+		t.Helper()
+		db, err := open(keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	return reopen(keys), reopen
+}
+
 // NewPostgresSchema creates an empty schema, dropped when the test ends, and
 // returns a URL whose connections use it.
 func NewPostgresSchema(t testing.TB) string {

@@ -9,37 +9,50 @@ import (
 )
 
 const integrationCols = "id, organization_id, environment_id, provider_id, channel, kind, name, identifier, credentials," +
-	" configurations, conditions, active, is_primary, deleted, deleted_at, deleted_by, created_at, updated_at"
+	" configurations, conditions, active, is_primary, deleted, deleted_at, deleted_by, created_at, updated_at, secret_configurations"
 
 func (db *DB) scanIntegration(row interface{ Scan(...any) error }) (store.Integration, error) {
 	var in store.Integration
-	var creds, confs, conds string
+	var creds, confs, conds, secretConfs string
 	var deletedAt sql.NullInt64
 	var created, updated int64
 	err := row.Scan(&in.ID, &in.OrganizationID, &in.EnvironmentID, &in.ProviderID, &in.Channel, &in.Kind, &in.Name,
 		&in.Identifier, &creds, &confs, &conds, &in.Active, &in.Primary, &in.Deleted, &deletedAt, &in.DeletedBy,
-		&created, &updated)
+		&created, &updated, &secretConfs)
 	if err != nil {
 		return in, notFound(err)
 	}
-	if creds != "" {
-		plain, err := db.sealer.Open(creds)
-		if err != nil {
-			return in, fmt.Errorf("sqlstore: integration %s credentials: %w", in.ID, err)
-		}
-		in.Credentials = plain
+	if in.Credentials, err = db.open(creds); err != nil {
+		return in, fmt.Errorf("sqlstore: integration %s credentials: %w", in.ID, err)
 	}
-	in.Configurations, in.Conditions = store.JSON(confs), store.JSON(conds)
+	secrets, err := db.open(secretConfs)
+	if err != nil {
+		return in, fmt.Errorf("sqlstore: integration %s configurations: %w", in.ID, err)
+	}
+	if in.Configurations, err = mergeConfigurations(confs, secrets); err != nil {
+		return in, fmt.Errorf("sqlstore: integration %s configurations: %w", in.ID, err)
+	}
+	in.Conditions = store.JSON(conds)
 	in.DeletedAt = fromNullMS(deletedAt)
 	in.CreatedAt, in.UpdatedAt = fromMS(created), fromMS(updated)
 	return in, nil
 }
 
+// seal encrypts v for a column; nothing stays the empty string.
 func (db *DB) seal(v store.JSON) string {
 	if len(v) == 0 {
 		return ""
 	}
 	return db.sealer.Seal(v)
+}
+
+// open decrypts what seal wrote.
+func (db *DB) open(sealed string) (store.JSON, error) {
+	if sealed == "" {
+		return nil, nil
+	}
+	plain, err := db.sealer.Open(sealed)
+	return store.JSON(plain), err
 }
 
 func orJSON(v store.JSON, def string) string {
@@ -88,11 +101,12 @@ func (db *DB) integrationInsert(ctx context.Context, tx *sql.Tx, in *store.Integ
 		}
 		in.Primary = in.Primary || !hasPrimary
 	}
+	confs, secrets := splitConfigurations(in.Configurations)
 	_, err := tx.ExecContext(ctx, "INSERT INTO integrations ("+integrationCols+") VALUES"+
-		" ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
+		" ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)",
 		in.ID, in.OrganizationID, in.EnvironmentID, in.ProviderID, in.Channel, in.Kind, in.Name, in.Identifier,
-		db.seal(in.Credentials), orJSON(in.Configurations, "{}"), orJSON(in.Conditions, "[]"), in.Active, in.Primary,
-		in.Deleted, nullMS(in.DeletedAt), in.DeletedBy, ms(in.CreatedAt), ms(in.UpdatedAt))
+		db.seal(in.Credentials), confs, orJSON(in.Conditions, "[]"), in.Active, in.Primary,
+		in.Deleted, nullMS(in.DeletedAt), in.DeletedBy, ms(in.CreatedAt), ms(in.UpdatedAt), db.seal(secrets))
 	if db.d.unique(err) {
 		return store.ErrConflict
 	}
@@ -163,10 +177,12 @@ func (db *DB) IntegrationUpdate(ctx context.Context, in *store.Integration) erro
 			}
 			in.Primary = !hasPrimary
 		}
+		confs, secrets := splitConfigurations(in.Configurations)
 		res, err := tx.ExecContext(ctx, "UPDATE integrations SET name = $1, identifier = $2, credentials = $3, configurations = $4,"+
-			" conditions = $5, active = $6, is_primary = $7, updated_at = $8 WHERE environment_id = $9 AND id = $10 AND deleted = false",
-			in.Name, in.Identifier, db.seal(in.Credentials), orJSON(in.Configurations, "{}"), orJSON(in.Conditions, "[]"),
-			in.Active, in.Primary, ms(in.UpdatedAt), in.EnvironmentID, in.ID)
+			" conditions = $5, active = $6, is_primary = $7, updated_at = $8, secret_configurations = $9"+
+			" WHERE environment_id = $10 AND id = $11 AND deleted = false",
+			in.Name, in.Identifier, db.seal(in.Credentials), confs, orJSON(in.Conditions, "[]"),
+			in.Active, in.Primary, ms(in.UpdatedAt), db.seal(secrets), in.EnvironmentID, in.ID)
 		if db.d.unique(err) {
 			return store.ErrConflict
 		}
