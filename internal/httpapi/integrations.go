@@ -53,12 +53,17 @@ type integrationJSON struct {
 	UpdatedAt      string          `json:"updatedAt"`
 }
 
-// integrationOut renders an integration; only session callers get credentials.
+// integrationOut renders an integration; only session callers get
+// credentials and the secret fields of configurations.
 func integrationOut(in store.Integration, c caller) integrationJSON {
+	confs := orDefault(in.Configurations, "{}")
+	if !c.Session {
+		confs = withoutSecretConfigurations(confs)
+	}
 	out := integrationJSON{
 		ID: in.ID, EnvironmentID: in.EnvironmentID, OrganizationID: in.OrganizationID, Name: in.Name,
 		Identifier: in.Identifier, ProviderID: in.ProviderID, Channel: in.Channel, Kind: in.Kind,
-		Configurations: json.RawMessage(orDefault(in.Configurations, "{}")), Active: in.Active, Deleted: in.Deleted,
+		Configurations: json.RawMessage(confs), Active: in.Active, Deleted: in.Deleted,
 		DeletedAt: formatTimePtr(in.DeletedAt), DeletedBy: in.DeletedBy, Primary: in.Primary,
 		Conditions: json.RawMessage(orDefault(in.Conditions, "[]")),
 		CreatedAt:  formatTime(in.CreatedAt), UpdatedAt: formatTime(in.UpdatedAt),
@@ -67,6 +72,50 @@ func integrationOut(in store.Integration, c caller) integrationJSON {
 		out.Credentials = json.RawMessage(orDefault(in.Credentials, "{}"))
 	}
 	return out
+}
+
+// withoutSecretConfigurations drops the secret fields of a configurations object.
+func withoutSecretConfigurations(confs []byte) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(confs, &m) != nil {
+		return confs
+	}
+	found := false
+	for k := range m {
+		if store.IsSecretConfiguration(k) {
+			delete(m, k)
+			found = true
+		}
+	}
+	if !found {
+		return confs
+	}
+	out, _ := json.Marshal(m)
+	return out
+}
+
+// keepSecretConfigurations carries the stored secret fields that sent
+// configurations omit over into them: API-key callers never see those
+// fields, so sending back what they read must not erase them. A secret
+// field sent as null is removed; configurations sent as null clear all.
+func keepSecretConfigurations(sentRaw json.RawMessage, sent, stored store.JSON) store.JSON {
+	var keys, old, out map[string]json.RawMessage
+	if json.Unmarshal(sentRaw, &keys) != nil || keys == nil || json.Unmarshal(stored, &old) != nil ||
+		json.Unmarshal(sent, &out) != nil || out == nil {
+		return sent
+	}
+	kept := false
+	for k, v := range old {
+		if _, ok := keys[k]; !ok && store.IsSecretConfiguration(k) {
+			out[k] = v
+			kept = true
+		}
+	}
+	if !kept {
+		return sent
+	}
+	b, _ := json.Marshal(out)
+	return b
 }
 
 func orDefault(v store.JSON, def string) []byte {
@@ -344,7 +393,7 @@ func (s *Server) integrationUpdate(w http.ResponseWriter, r *http.Request) error
 		in.Credentials = creds
 	}
 	if confsSet {
-		in.Configurations = confs
+		in.Configurations = keepSecretConfigurations(o.raw["configurations"], confs, in.Configurations)
 	}
 	if condsSet {
 		in.Conditions = conds
