@@ -85,6 +85,7 @@ func command(stdout, stderr io.Writer) *cli.Command {
 				},
 			},
 			keysCommand(open, envFlag, stdout),
+			secretCommand(&cfg, stdout),
 			{
 				Name:  "token",
 				Usage: "print a short-lived session token of the organization's owner (a dashboard caller)",

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -26,8 +27,13 @@ type App struct {
 	Keys   *secret.Keys
 }
 
-// Open resolves the secret and opens (migrating) the configured store.
+// Open resolves the secret and opens (migrating) the configured store. It
+// refuses a configuration that must not start, and a server secret that
+// does not open the values the store encrypted (ErrSecretChanged).
 func Open(ctx context.Context, cfg config.Config) (*App, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
 	sec, err := resolveSecret(cfg)
 	if err != nil {
 		return nil, err
@@ -36,18 +42,122 @@ func Open(ctx context.Context, cfg config.Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	var db *sqlstore.DB
-	if cfg.Postgres() {
-		db, err = sqlstore.OpenPostgres(ctx, cfg.DatabaseURL, keys)
-	} else if cfg.DatabaseURL != "" {
-		return nil, fmt.Errorf("app: --database-url must be a postgres:// URL (leave it empty for the embedded SQLite store)")
-	} else {
-		db, err = sqlstore.OpenSQLite(ctx, cfg.SQLitePath(), keys)
-	}
+	db, err := openStore(ctx, cfg, keys)
 	if err != nil {
 		return nil, err
 	}
+	if err := db.SecretCheck(ctx); err != nil {
+		db.Close()
+		if errors.Is(err, sqlstore.ErrSecretMismatch) {
+			return nil, secretChanged(cfg)
+		}
+		return nil, err
+	}
+	// Rows written before secret configuration fields were sealed.
+	if _, err := db.IntegrationSealSecrets(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return &App{Config: cfg, Store: db, Keys: keys}, nil
+}
+
+// ErrSecretChanged is returned by Open when the server secret does not open
+// the values the store encrypted.
+var ErrSecretChanged = errors.New("the server secret was changed")
+
+func secretChanged(cfg config.Config) error {
+	source := "HERALD_SECRET (--secret)"
+	if cfg.Secret == "" {
+		source = "the server secret in " + cfg.SecretPath()
+	}
+	return fmt.Errorf("app: %w: %s does not decrypt the credentials this store encrypted with its previous secret."+
+		" Start Herald with the previous secret, or re-encrypt the store: stop every Herald process of this store, then run"+
+		" `herald secret rotate --old <previous secret> --new <new secret>` with the same --data-dir/--database-url", ErrSecretChanged, source)
+}
+
+func openStore(ctx context.Context, cfg config.Config, keys *secret.Keys) (*sqlstore.DB, error) {
+	switch {
+	case cfg.Postgres():
+		return sqlstore.OpenPostgres(ctx, cfg.DatabaseURL, keys)
+	case cfg.DatabaseURL != "":
+		return nil, fmt.Errorf("app: --database-url must be a postgres:// URL (leave it empty for the embedded SQLite store)")
+	}
+	return sqlstore.OpenSQLite(ctx, cfg.SQLitePath(), keys)
+}
+
+// Rotation is what RotateSecret did.
+type Rotation struct {
+	sqlstore.RotateStats
+	// SecretFile is the data directory's secret file when RotateSecret
+	// replaced the old secret in it with the new one, else empty.
+	SecretFile string
+}
+
+// RotateSecret re-encrypts every value the store sealed with oldSecret so
+// that it opens with newSecret, in one transaction. When the store's secret
+// is the one generated into the data directory (no HERALD_SECRET) and it
+// is oldSecret, the file then holds newSecret. Every Herald process of the
+// store should be stopped first: one still running would keep encrypting
+// with the old secret.
+func RotateSecret(ctx context.Context, cfg config.Config, oldSecret, newSecret string) (Rotation, error) {
+	if oldSecret == newSecret {
+		return Rotation{}, errors.New("app: --old and --new are the same secret")
+	}
+	oldKeys, err := secret.Derive(oldSecret)
+	if err != nil {
+		return Rotation{}, fmt.Errorf("--old: %w", err)
+	}
+	newKeys, err := secret.Derive(newSecret)
+	if err != nil {
+		return Rotation{}, fmt.Errorf("--new: %w", err)
+	}
+	db, err := openStore(ctx, cfg, oldKeys)
+	if err != nil {
+		return Rotation{}, err
+	}
+	defer db.Close()
+	st, err := db.SecretRotate(ctx, oldKeys, newKeys)
+	if errors.Is(err, sqlstore.ErrSecretMismatch) {
+		return Rotation{}, fmt.Errorf("app: --old does not decrypt this store's values; nothing was changed (%w)", err)
+	}
+	if err != nil {
+		return Rotation{}, err
+	}
+	r := Rotation{RotateStats: st}
+	if cfg.Secret == "" {
+		if b, err := os.ReadFile(cfg.SecretPath()); err == nil && strings.TrimSpace(string(b)) == oldSecret {
+			if err := replaceFile(cfg.SecretPath(), newSecret+"\n"); err != nil {
+				return r, fmt.Errorf("app: the store was re-encrypted, but %s still holds the old secret: %w", cfg.SecretPath(), err)
+			}
+			r.SecretFile = cfg.SecretPath()
+		}
+	}
+	return r, nil
+}
+
+// replaceFile writes content to path atomically, readable by its owner only.
+func replaceFile(path, content string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".secret-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.WriteString(content); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
 
 // Close closes the store.

@@ -3,9 +3,14 @@
 package config
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 )
+
+// MinAPIKeyLength is the length a custom API key (HERALD_API_KEY) must have
+// at least: a short key could be guessed.
+const MinAPIKeyLength = 24
 
 // Config is Herald's configuration.
 type Config struct {
@@ -28,6 +33,22 @@ type Config struct {
 	AuthFailureLimit int
 	// LogFormat is "text" or "json"; LogLevel is debug, info, warn or error.
 	LogFormat, LogLevel string
+}
+
+// Validate reports settings Herald refuses to start with.
+func (c Config) Validate() error {
+	if c.APIKey != "" {
+		for i := 0; i < len(c.APIKey); i++ {
+			if c.APIKey[i] <= ' ' || c.APIKey[i] > '~' {
+				return fmt.Errorf("config: HERALD_API_KEY (--api-key) must be printable ASCII without spaces")
+			}
+		}
+		if len(c.APIKey) < MinAPIKeyLength {
+			return fmt.Errorf("config: HERALD_API_KEY (--api-key) must have at least %d characters, not %d: a short key can be guessed"+
+				" (leave it unset to have a random key generated)", MinAPIKeyLength, len(c.APIKey))
+		}
+	}
+	return nil
 }
 
 // Postgres reports whether the configuration selects PostgreSQL.

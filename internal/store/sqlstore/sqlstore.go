@@ -30,7 +30,9 @@ import (
 //go:embed migrations
 var migrationFS embed.FS
 
-// Sealer encrypts integration credentials at rest.
+// Sealer encrypts values at rest: integration credentials and secret
+// configuration fields, stored answers of session requests, the secret check
+// value (see secrets.go).
 type Sealer interface {
 	Seal(plaintext []byte) string
 	Open(sealed string) ([]byte, error)
