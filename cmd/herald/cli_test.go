@@ -3,8 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -72,17 +76,57 @@ func TestCLIKeysTokenMigrateVersion(t *testing.T) {
 	require.Error(t, err)
 }
 
+// testConsole is a console whose terminal, when it has one, is a buffer.
+func testConsole(out, log, tty *syncBuffer) console {
+	c := console{out: out, log: log, terminal: func() io.WriteCloser { return nil }}
+	if tty != nil {
+		c.terminal = func() io.WriteCloser { return nopCloser{tty} }
+	}
+	return c
+}
+
+// startServe runs serve in process until the test ends and returns its URL.
+func startServe(t *testing.T, cfg config.Config, con console) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, cfg, con) }()
+	stopped := false
+	t.Cleanup(func() {
+		cancel()
+		if !stopped {
+			<-done
+		}
+	})
+	re := regexp.MustCompile(`running at (http://[0-9.:]+)`)
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := re.FindStringSubmatch(fmt.Sprint(con.out)); m != nil {
+			return m[1]
+		}
+		select {
+		case err := <-done:
+			stopped = true
+			t.Fatalf("serve stopped: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	t.Fatal("serve did not start")
+	return ""
+}
+
 // TestServeFirstStart runs `herald serve` in process: the banner names the
-// URL and the keys, /health answers, and SIGTERM-style cancellation stops it.
+// URL, the keys go to the terminal only, /health answers, and SIGTERM-style
+// cancellation stops it.
 func TestServeFirstStart(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	var out syncBuffer
+	var out, logs, tty syncBuffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
 		done <- serve(ctx, config.Config{Addr: "127.0.0.1:0", DataDir: dir, Role: "all", APIKey: "hk_fixed_for_scripts_123",
-			LogLevel: "error"}, &out)
+			LogLevel: "info", LogFormat: "json"}, testConsole(&out, &logs, &tty))
 	}()
 	var base string
 	require.Eventually(t, func() bool {
@@ -92,10 +136,13 @@ func TestServeFirstStart(t *testing.T) {
 		}
 		return m != nil
 	}, 10*time.Second, 10*time.Millisecond)
-	banner := out.String()
-	require.Contains(t, banner, "hk_fixed_for_scripts_123", "HERALD_API_KEY becomes the development key")
-	require.Contains(t, banner, "curl -s -X POST "+base+"/v2/subscribers")
-	require.Regexp(t, `production\s+hk_[0-9a-f]{64}`, banner)
+	require.Eventually(t, func() bool { return strings.Contains(tty.String(), "Try it") }, 10*time.Second, 10*time.Millisecond)
+	keys := tty.String()
+	require.Contains(t, keys, "hk_fixed_for_scripts_123", "HERALD_API_KEY becomes the development key")
+	require.Contains(t, keys, "curl -s -X POST "+base+"/v2/subscribers")
+	prod := regexp.MustCompile(`production\s+(hk_[0-9a-f]{64})`).FindStringSubmatch(keys)
+	require.NotNil(t, prod, keys)
+	require.Contains(t, out.String(), base+"/openapi.json")
 
 	res, err := http.Get(base + "/health")
 	require.NoError(t, err)
@@ -119,6 +166,70 @@ func TestServeFirstStart(t *testing.T) {
 	secret, err := os.Stat(dir + "/secret")
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o600), secret.Mode().Perm())
+	for _, stream := range []string{out.String(), logs.String()} {
+		require.NotContains(t, stream, "hk_fixed_for_scripts_123", "keys go to the terminal only")
+		require.NotContains(t, stream, prod[1])
+	}
+	require.Contains(t, logs.String(), `"msg":"request"`, "the JSON log was written")
+	require.NoFileExists(t, filepath.Join(dir, keysFileName))
+}
+
+// TestServeFirstStartWithoutTerminal: with no terminal (a service, a
+// container, output redirected to a file), the first start's keys are
+// written to a file only its owner can read; standard output and the JSON
+// log name the file, never a key.
+func TestServeFirstStartWithoutTerminal(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var out, logs syncBuffer
+	cfg := config.Config{Addr: "127.0.0.1:0", DataDir: dir, Role: "all", LogLevel: "info", LogFormat: "json"}
+	base := startServe(t, cfg, testConsole(&out, &logs, nil))
+	path := filepath.Join(dir, keysFileName)
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), path) }, 10*time.Second, 10*time.Millisecond)
+
+	info, err := os.Stat(path)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	keys := regexp.MustCompile(`(?m)^\s+(development|production)\s+(hk_[0-9a-f]{64})$`).FindAllStringSubmatch(string(b), -1)
+	require.Len(t, keys, 2, "%s", b)
+	require.Eventually(t, func() bool { return strings.Contains(logs.String(), keysFileName) }, 10*time.Second, 10*time.Millisecond)
+	for _, k := range keys {
+		require.NotContains(t, out.String(), k[2])
+		require.NotContains(t, logs.String(), k[2])
+	}
+	require.NotContains(t, out.String()+logs.String(), "hk_")
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		require.True(t, json.Valid([]byte(line)), "the log stream stays JSON: %s", line)
+	}
+
+	req, _ := http.NewRequest("GET", base+"/v2/subscribers", nil)
+	req.Header.Set("Authorization", "ApiKey "+keys[0][2])
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, 200, res.StatusCode, "the key in the file works")
+}
+
+// TestServeRefusesShortAPIKey: HERALD_API_KEY shorter than 24 characters
+// (or not printable) is refused at start, before anything is created.
+func TestServeRefusesShortAPIKey(t *testing.T) {
+	t.Parallel()
+	for key, want := range map[string]string{
+		"hk_only_23_characters__":   "at least 24 characters, not 23",
+		"x":                         "at least 24 characters, not 1",
+		"hk_has a space_0123456789": "printable ASCII without spaces",
+	} {
+		dir := filepath.Join(t.TempDir(), "data")
+		var out, logs syncBuffer
+		err := serve(context.Background(), config.Config{Addr: "127.0.0.1:0", DataDir: dir, Role: "all", APIKey: key},
+			testConsole(&out, &logs, nil))
+		require.ErrorContains(t, err, "HERALD_API_KEY")
+		require.ErrorContains(t, err, want)
+		require.NotContains(t, err.Error(), key, "the refused key is not repeated")
+		require.NoDirExists(t, dir, "nothing was created")
+	}
 }
 
 // TestServeWorkerRole: a worker process answers /health only.
@@ -129,7 +240,7 @@ func TestServeWorkerRole(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- serve(ctx, config.Config{Addr: "127.0.0.1:0", DataDir: dir, Role: "worker", LogLevel: "error"}, &out)
+		done <- serve(ctx, config.Config{Addr: "127.0.0.1:0", DataDir: dir, Role: "worker", LogLevel: "error"}, testConsole(&out, &out, nil))
 	}()
 	var base string
 	require.Eventually(t, func() bool {
@@ -151,6 +262,6 @@ func TestServeWorkerRole(t *testing.T) {
 	cancel()
 	require.NoError(t, <-done)
 
-	err = serve(context.Background(), config.Config{Addr: "127.0.0.1:0", DataDir: dir, Role: "both"}, &out)
+	err = serve(context.Background(), config.Config{Addr: "127.0.0.1:0", DataDir: dir, Role: "both"}, testConsole(&out, &out, nil))
 	require.ErrorContains(t, err, "--role must be all, api or worker")
 }

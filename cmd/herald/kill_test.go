@@ -83,6 +83,7 @@ func startServer(t *testing.T, bin string, env []string) *server {
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--log-level", "warn")
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Env = append(cmd.Env, "HERALD_API_KEY="+testAPIKey)
+	detach(cmd) // first-start keys go to a file of the data directory, not to a developer's terminal
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	s := &server{cmd: cmd, done: make(chan struct{})}

@@ -69,7 +69,7 @@ func command(stdout, stderr io.Writer) *cli.Command {
 					&cli.IntFlag{Name: "auth-failure-limit", Value: 20, Usage: "failed authentications per minute per client address, then 429 (0: off)",
 						Sources: cli.EnvVars("HERALD_AUTH_FAILURE_LIMIT"), Destination: &cfg.AuthFailureLimit},
 				},
-				Action: func(ctx context.Context, _ *cli.Command) error { return serve(ctx, cfg, stdout) },
+				Action: func(ctx context.Context, _ *cli.Command) error { return serve(ctx, cfg, systemConsole(stdout, stderr)) },
 			},
 			{
 				Name:  "migrate",
@@ -208,13 +208,13 @@ func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
-func serve(ctx context.Context, cfg config.Config, stdout io.Writer) error {
+func serve(ctx context.Context, cfg config.Config, con console) error {
 	switch cfg.Role {
 	case "all", "api", "worker":
 	default:
 		return fmt.Errorf("--role must be all, api or worker, not %q", cfg.Role)
 	}
-	log := newLogger(cfg, os.Stderr)
+	log := newLogger(cfg, con.log)
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
@@ -267,7 +267,11 @@ func serve(ctx context.Context, cfg config.Config, stdout io.Writer) error {
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	printBanner(stdout, "http://"+ln.Addr().String(), a, first)
+	base := "http://" + ln.Addr().String()
+	printBanner(con.out, base, a, first)
+	if first != nil {
+		showFirstStartKeys(con, cfg.DataDir, base, first, log)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -294,6 +298,8 @@ func workerAddr(addr string) string {
 	return addr
 }
 
+// printBanner says where Herald runs; never the keys of a first start
+// (showFirstStartKeys shows those).
 func printBanner(w io.Writer, base string, a *app.App, first *app.FirstStart) {
 	store := "SQLite at " + a.Config.SQLitePath()
 	if a.Config.Postgres() {
@@ -302,15 +308,7 @@ func printBanner(w io.Writer, base string, a *app.App, first *app.FirstStart) {
 	fmt.Fprintf(w, "Herald %s is running at %s (%s, role %s)\n", version, base, store, a.Config.Role)
 	if first == nil {
 		fmt.Fprintln(w, "API keys were shown at first start. Make another with: herald keys create --environment development")
-		return
 	}
-	fmt.Fprintln(w, "First start: created the development and production environments. Their API keys (shown only now):")
-	for _, env := range []string{"development", "production"} {
-		fmt.Fprintf(w, "  %-12s %s\n", env, first.Keys[env])
-	}
-	fmt.Fprintf(w, "Try it:\n  curl -s -X POST %s/v2/subscribers -H 'Authorization: ApiKey %s' \\\n"+
-		"    -H 'Content-Type: application/json' -d '{\"subscriberId\":\"user-1\",\"email\":\"ada@example.com\"}'\n",
-		base, first.Keys["development"])
 	fmt.Fprintln(w, "API document: "+base+"/openapi.json")
 }
 

@@ -81,9 +81,9 @@ func TestChangedSecretRefusedThenRotated(t *testing.T) {
 			changed.Secret = secondSecret
 			_, err := app.Open(context.Background(), changed)
 			require.ErrorIs(t, err, app.ErrSecretChanged)
-			var out syncBuffer
+			var out, logs syncBuffer
 			err = serve(context.Background(), config.Config{Addr: "127.0.0.1:0", DataDir: cfg.DataDir, DatabaseURL: cfg.DatabaseURL,
-				Secret: secondSecret, Role: "all"}, &out)
+				Secret: secondSecret, Role: "all"}, testConsole(&out, &logs, nil))
 			require.ErrorIs(t, err, app.ErrSecretChanged)
 			require.ErrorContains(t, err, "HERALD_SECRET")
 			require.ErrorContains(t, err, "herald secret rotate --old")
