@@ -5,6 +5,8 @@ package config
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/herald-notify/herald/internal/sandbox"
 )
 
 // Config is Herald's configuration.
@@ -25,6 +27,8 @@ type Config struct {
 	RateLimit float64
 	// LogFormat is "text" or "json"; LogLevel is debug, info, warn or error.
 	LogFormat, LogLevel string
+	// Render bounds each render of a step's templates (zero: the defaults).
+	Render sandbox.Limits
 }
 
 // Postgres reports whether the configuration selects PostgreSQL.
