@@ -67,7 +67,7 @@ func command(stdout, stderr io.Writer) *cli.Command {
 					&cli.StringFlag{Name: "role", Value: "all", Usage: "all, api or worker", Sources: cli.EnvVars("HERALD_ROLE"), Destination: &cfg.Role},
 					&cli.StringFlag{Name: "api-key", Usage: "the development environment's API key on first start", Sources: cli.EnvVars("HERALD_API_KEY"), Destination: &cfg.APIKey},
 					&cli.FloatFlag{Name: "rate-limit", Usage: "requests per second per environment (0: off)", Sources: cli.EnvVars("HERALD_RATE_LIMIT"), Destination: &cfg.RateLimit},
-					&cli.DurationFlag{Name: "render-timeout", Value: sandbox.DefaultLimits.Timeout, Usage: "wall time of one render of a step's templates",
+					&cli.DurationFlag{Name: "render-timeout", Value: sandbox.DefaultLimits.Timeout, Usage: "CPU time of one render of a step's templates (wall time at most 10x)",
 						Sources: cli.EnvVars("HERALD_RENDER_TIMEOUT"), Destination: &cfg.Render.Timeout},
 					&cli.IntFlag{Name: "render-max-iterations", Value: sandbox.DefaultLimits.MaxIterations, Usage: "loop iterations and filter calls of one render",
 						Sources: cli.EnvVars("HERALD_RENDER_MAX_ITERATIONS"), Destination: &cfg.Render.MaxIterations},

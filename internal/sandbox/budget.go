@@ -14,9 +14,18 @@ const budgetKey = "\x00budget"
 // budget is what one render has left. The first limit exceeded is kept in
 // err, and every later check returns it, so a render stops at once and
 // reports the limit rather than whatever failed on the way out.
+//
+// The time budget is CPU time of the render's thread where the OS has such
+// a clock (a loaded machine does not fail templates that are merely waiting
+// for a CPU), capped at WallFactor times as much wall time; else wall time. The wall clock is read at every check, the
+// thread's CPU clock (a system call) only once the wall time has run past
+// the earliest moment the CPU budget could be spent.
 type budget struct {
 	l        *Limits
-	deadline time.Time
+	deadline time.Time     // no CPU budget can be spent before this
+	wallEnd  time.Time     // the wall-time cap: WallFactor × Timeout
+	cpu      bool          // the thread clock works
+	cpuStart time.Duration // thread CPU time at the start
 	iters    int
 	work     int
 	total    int
@@ -24,7 +33,8 @@ type budget struct {
 }
 
 func (b *budget) reset(l *Limits, now time.Time) {
-	*b = budget{l: l, deadline: now.Add(l.Timeout)}
+	*b = budget{l: l, deadline: now.Add(l.Timeout), wallEnd: now.Add(WallFactor * l.Timeout)}
+	b.cpuStart, b.cpu = threadClock{}.now()
 }
 
 func (b *budget) fail(e *Error) *Error {
@@ -39,11 +49,30 @@ func (b *budget) check() error {
 	if b.err != nil {
 		return b.err
 	}
-	if time.Now().After(b.deadline) {
-		return b.fail(newError(ReasonTimeout, "the template ran longer than its time budget of %s", b.l.Timeout))
+	now := time.Now()
+	if !now.After(b.deadline) {
+		return nil
 	}
-	return nil
+	if b.cpu && now.Before(b.wallEnd) {
+		if t, ok := (threadClock{}).now(); ok {
+			if left := b.l.Timeout - (t - b.cpuStart); left > 0 {
+				b.deadline = now.Add(left)
+				if b.deadline.After(b.wallEnd) {
+					b.deadline = b.wallEnd
+				}
+				return nil
+			}
+		}
+	}
+	if now.After(b.wallEnd) {
+		return b.fail(newError(ReasonTimeout, "the template ran longer than %s", WallFactor*b.l.Timeout))
+	}
+	return b.fail(newError(ReasonTimeout, "the template ran longer than its time budget of %s", b.l.Timeout))
 }
+
+// WallFactor caps a render's wall time at this many times its CPU budget:
+// a render starved of CPU on a loaded machine still ends.
+const WallFactor = 10
 
 // tick counts one loop iteration or filter call.
 func (b *budget) tick() error {

@@ -22,7 +22,9 @@ import (
 // Limits bound one render: all the templates of one workflow step, rendered
 // together (Begin … End).
 type Limits struct {
-	// Timeout is the wall time of a render (default 100 ms).
+	// Timeout is the CPU time of a render (default 100 ms), which may take
+	// at most WallFactor times as much wall time; wall time alone where the
+	// OS has no per-thread CPU clock.
 	Timeout time.Duration
 	// MaxIterations bounds loop iterations plus filter calls (default 100,000).
 	MaxIterations int
@@ -195,12 +197,15 @@ type Run struct {
 	cfg *renderConfig
 }
 
-// Begin starts a render; its time budget starts now.
+// Begin starts a render; its time budget starts now. The calling goroutine
+// stays on its OS thread until End, so that the thread's CPU clock measures
+// the render.
 func (s *Sandbox) Begin() *Run {
 	cfg, _ := s.pool.Get().(*renderConfig)
 	if cfg == nil {
 		cfg = newRenderConfig()
 	}
+	threadClock{}.lock()
 	cfg.b.reset(&s.limits, time.Now())
 	return &Run{s: s, cfg: cfg}
 }
@@ -210,6 +215,7 @@ func (r *Run) End() {
 	if r.cfg != nil {
 		r.s.pool.Put(r.cfg)
 		r.cfg = nil
+		threadClock{}.unlock()
 	}
 }
 

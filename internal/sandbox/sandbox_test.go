@@ -229,3 +229,26 @@ func TestCheckURL(t *testing.T) {
 	require.True(t, IsURLField("avatar"))
 	require.False(t, IsURLField("body"))
 }
+
+// TestTimeBudgetIsCPUTime: time spent waiting for a CPU does not count
+// against a render's budget; computing does; and the wall-time cap holds.
+func TestTimeBudgetIsCPUTime(t *testing.T) {
+	l := Limits{Timeout: 40 * time.Millisecond}.withDefaults()
+	threadClock{}.lock()
+	defer threadClock{}.unlock()
+	var b budget
+	b.reset(&l, time.Now())
+	if !b.cpu {
+		t.Skip("no per-thread CPU clock on this OS: the budget is wall time")
+	}
+	<-time.After(60 * time.Millisecond) // off the CPU, like a descheduled render
+	require.NoError(t, b.check(), "waiting is not computing")
+	for start := time.Now(); time.Since(start) < 200*time.Millisecond && b.check() == nil; {
+	}
+	require.Equal(t, ReasonTimeout, reasonOf(t, b.check()), "computing 40 ms spends the budget")
+
+	b.reset(&l, time.Now())
+	b.wallEnd = time.Now().Add(-time.Millisecond)
+	b.deadline = b.wallEnd
+	require.Contains(t, b.check().Error(), "ran longer than 400ms", "the wall-time cap")
+}
