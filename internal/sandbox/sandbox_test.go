@@ -124,7 +124,7 @@ func TestTimeout(t *testing.T) {
 	start := time.Now()
 	_, err := s.Render("{% for i in (1..1000000000000) %}{{ i | plus: 1 | minus: 1 }}{% endfor %}", nil)
 	require.Equal(t, ReasonTimeout, reasonOf(t, err))
-	require.Contains(t, err.Error(), "time budget of 20ms")
+	require.Contains(t, err.Error(), "ran longer than")
 	require.Less(t, time.Since(start), 2*time.Second)
 }
 
