@@ -23,6 +23,7 @@ import (
 	"github.com/herald-notify/herald/internal/config"
 	"github.com/herald-notify/herald/internal/engine"
 	"github.com/herald-notify/herald/internal/httpapi"
+	"github.com/herald-notify/herald/internal/sandbox"
 	"github.com/herald-notify/herald/internal/secret"
 )
 
@@ -68,6 +69,12 @@ func command(stdout, stderr io.Writer) *cli.Command {
 					&cli.FloatFlag{Name: "rate-limit", Usage: "requests per second per environment (0: off)", Sources: cli.EnvVars("HERALD_RATE_LIMIT"), Destination: &cfg.RateLimit},
 					&cli.IntFlag{Name: "auth-failure-limit", Value: 20, Usage: "failed authentications per minute per client address, then 429 (0: off)",
 						Sources: cli.EnvVars("HERALD_AUTH_FAILURE_LIMIT"), Destination: &cfg.AuthFailureLimit},
+					&cli.DurationFlag{Name: "render-timeout", Value: sandbox.DefaultLimits.Timeout, Usage: "CPU time of one render of a step's templates (wall time at most 10x)",
+						Sources: cli.EnvVars("HERALD_RENDER_TIMEOUT"), Destination: &cfg.Render.Timeout},
+					&cli.IntFlag{Name: "render-max-iterations", Value: sandbox.DefaultLimits.MaxIterations, Usage: "loop iterations and filter calls of one render",
+						Sources: cli.EnvVars("HERALD_RENDER_MAX_ITERATIONS"), Destination: &cfg.Render.MaxIterations},
+					&cli.IntFlag{Name: "render-max-output", Value: sandbox.DefaultLimits.MaxOutput, Usage: "bytes of one rendered template",
+						Sources: cli.EnvVars("HERALD_RENDER_MAX_OUTPUT"), Destination: &cfg.Render.MaxOutput},
 				},
 				Action: func(ctx context.Context, _ *cli.Command) error { return serve(ctx, cfg, systemConsole(stdout, stderr)) },
 			},
@@ -228,11 +235,12 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 		return err
 	}
 	go purgeLoop(ctx, a, log)
+	sb := sandbox.New(cfg.Render)
 
 	var eng *engine.Engine
 	var workersDone chan struct{}
 	if cfg.Role != "api" {
-		eng = engine.New(engine.Options{Store: a.Store, Logger: log, Listen: a.Store.ListenJobs})
+		eng = engine.New(engine.Options{Store: a.Store, Logger: log, Listen: a.Store.ListenJobs, Sandbox: sb})
 		workersDone = make(chan struct{})
 		go func() {
 			defer close(workersDone)
@@ -253,7 +261,7 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 		return err
 	}
 	var handler http.Handler = httpapi.New(httpapi.Options{Store: a.Store, Keys: a.Keys, Logger: log,
-		RateLimit: cfg.RateLimit, AuthFailureLimit: cfg.AuthFailureLimit, OnTrigger: onTrigger})
+		RateLimit: cfg.RateLimit, AuthFailureLimit: cfg.AuthFailureLimit, OnTrigger: onTrigger, Sandbox: sb})
 	if cfg.Role == "worker" {
 		health := http.NewServeMux()
 		health.Handle("GET /health", handler)
@@ -316,12 +324,20 @@ func printBanner(w io.Writer, base string, a *app.App, first *app.FirstStart) {
 func purgeLoop(ctx context.Context, a *app.App, log *slog.Logger) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
-	for {
+	purge := func() {
+		defer func() {
+			if p := recover(); p != nil {
+				log.Error("recovered from a panic", "in", "purging idempotency keys", "panic", fmt.Sprint(p))
+			}
+		}()
 		if n, err := a.Store.IdempotencyPurge(ctx, time.Now()); err != nil && ctx.Err() == nil {
 			log.Warn("purging idempotency keys", "err", err)
 		} else if n > 0 {
 			log.Info("purged idempotency keys", "count", n)
 		}
+	}
+	for {
+		purge()
 		select {
 		case <-ctx.Done():
 			return

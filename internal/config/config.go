@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/herald-notify/herald/internal/sandbox"
 )
 
 // MinAPIKeyLength is the length a custom API key (HERALD_API_KEY) must have
@@ -33,6 +35,8 @@ type Config struct {
 	AuthFailureLimit int
 	// LogFormat is "text" or "json"; LogLevel is debug, info, warn or error.
 	LogFormat, LogLevel string
+	// Render bounds each render of a step's templates (zero: the defaults).
+	Render sandbox.Limits
 }
 
 // Validate reports settings Herald refuses to start with.

@@ -8,12 +8,15 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"runtime/debug"
 	"sync"
 	"time"
 
+	"github.com/herald-notify/herald/internal/sandbox"
 	"github.com/herald-notify/herald/internal/store"
 )
 
@@ -38,15 +41,17 @@ type Options struct {
 	Listen func(ctx context.Context, wake func()) error
 	// Now is the clock (tests).
 	Now func() time.Time
+	// Sandbox renders the steps' templates (default: sandbox.DefaultLimits).
+	Sandbox *sandbox.Sandbox
 }
 
 // Engine runs jobs.
 type Engine struct {
-	o      Options
-	log    *slog.Logger
-	now    func() time.Time
-	wake   chan struct{}
-	render *renderer
+	o    Options
+	log  *slog.Logger
+	now  func() time.Time
+	wake chan struct{}
+	sb   *sandbox.Sandbox
 }
 
 // New builds an Engine.
@@ -69,7 +74,10 @@ func New(o Options) *Engine {
 	if o.Maintain <= 0 {
 		o.Maintain = 10 * time.Second
 	}
-	e := &Engine{o: o, log: o.Logger, now: o.Now, wake: make(chan struct{}, 1), render: newRenderer()}
+	if o.Sandbox == nil {
+		o.Sandbox = sandbox.New(sandbox.DefaultLimits)
+	}
+	e := &Engine{o: o, log: o.Logger, now: o.Now, wake: make(chan struct{}, 1), sb: o.Sandbox}
 	if e.log == nil {
 		e.log = slog.Default()
 	}
@@ -111,7 +119,11 @@ func (e *Engine) Run(ctx context.Context) {
 		go func() {
 			defer wg.Done()
 			for ctx.Err() == nil {
-				if err := e.o.Listen(ctx, e.Wake); err != nil && ctx.Err() == nil {
+				var err error
+				if e.protect("listening for wake-ups", func() { err = e.o.Listen(ctx, e.Wake) }) {
+					err = errPanicked
+				}
+				if err != nil && ctx.Err() == nil {
 					e.log.Warn("job wake-up listener stopped; polling meanwhile", "err", err)
 					sleep(ctx, time.Second)
 				}
@@ -119,6 +131,21 @@ func (e *Engine) Run(ctx context.Context) {
 		}()
 	}
 	wg.Wait()
+}
+
+var errPanicked = errors.New("recovered from a panic")
+
+// protect runs fn; a panic is logged, not fatal, so that the background
+// loops keep serving. It reports whether fn panicked.
+func (e *Engine) protect(what string, fn func()) (panicked bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			e.log.Error("recovered from a panic", "in", what, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			panicked = true
+		}
+	}()
+	fn()
+	return false
 }
 
 func sleep(ctx context.Context, d time.Duration) {
@@ -134,7 +161,11 @@ func sleep(ctx context.Context, d time.Duration) {
 // wake-up, the next run time, or the poll interval, whichever comes first.
 func (e *Engine) loop(ctx context.Context) {
 	for ctx.Err() == nil {
-		n, err := e.RunOnce(context.WithoutCancel(ctx))
+		var n int
+		var err error
+		if e.protect("running jobs", func() { n, err = e.RunOnce(context.WithoutCancel(ctx)) }) {
+			err = errPanicked
+		}
 		if err != nil {
 			e.log.Error("running jobs", "err", err)
 			sleep(ctx, e.o.Poll)
@@ -161,12 +192,14 @@ func (e *Engine) rescueLoop(ctx context.Context) {
 	t := time.NewTicker(max(e.o.Lease/4, 100*time.Millisecond))
 	defer t.Stop()
 	for {
-		if n, err := e.o.Store.JobRescue(ctx, e.now()); err != nil && ctx.Err() == nil {
-			e.log.Warn("rescuing jobs", "err", err)
-		} else if n > 0 {
-			e.log.Info("requeued jobs whose lease expired", "count", n)
-			e.Wake()
-		}
+		e.protect("rescuing jobs", func() {
+			if n, err := e.o.Store.JobRescue(ctx, e.now()); err != nil && ctx.Err() == nil {
+				e.log.Warn("rescuing jobs", "err", err)
+			} else if n > 0 {
+				e.log.Info("requeued jobs whose lease expired", "count", n)
+				e.Wake()
+			}
+		})
 		select {
 		case <-ctx.Done():
 			return
@@ -185,14 +218,16 @@ func (e *Engine) maintainLoop(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		start := time.Now()
-		did, err := e.o.Store.Maintain(ctx)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			e.log.Warn("maintaining tables", "err", err)
-		case len(did) > 0:
-			e.log.Info("maintained tables", "statements", did, "ms", time.Since(start).Milliseconds())
-		}
+		e.protect("maintaining tables", func() {
+			start := time.Now()
+			did, err := e.o.Store.Maintain(ctx)
+			switch {
+			case err != nil && ctx.Err() == nil:
+				e.log.Warn("maintaining tables", "err", err)
+			case len(did) > 0:
+				e.log.Info("maintained tables", "statements", did, "ms", time.Since(start).Milliseconds())
+			}
+		})
 	}
 }
 
@@ -211,7 +246,7 @@ func (e *Engine) RunOnce(ctx context.Context) (int, error) {
 	var joins []*store.DigestJoinParams
 	var joinAt []int
 	for i, c := range claimed {
-		o, join := e.run(c)
+		o, join := e.runGuarded(c)
 		outcomes[i] = o
 		if join != nil {
 			joins, joinAt = append(joins, join), append(joinAt, i)
@@ -239,6 +274,19 @@ func (e *Engine) RunOnce(ctx context.Context) (int, error) {
 		}
 	}
 	return resumed + len(claimed), nil
+}
+
+// runGuarded runs one job; a panic fails that job alone, with its id in the
+// log, and the batch goes on.
+func (e *Engine) runGuarded(c store.Claimed) (o store.JobOutcome, join *store.DigestJoinParams) {
+	defer func() {
+		if p := recover(); p != nil {
+			e.log.Error("a step panicked; its job fails", "jobId", c.Job.ID, "notificationId", c.Job.NotificationID,
+				"transactionId", c.Job.TransactionID, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			o, join = e.fail(store.JobOutcome{Job: c.Job}, "Internal", "The step failed unexpectedly; nothing was sent"), nil
+		}
+	}()
+	return e.run(c)
 }
 
 // retry schedules a job that failed transiently to run again after an

@@ -12,6 +12,7 @@ import (
 	"github.com/herald-notify/herald/internal/app"
 	"github.com/herald-notify/herald/internal/engine"
 	"github.com/herald-notify/herald/internal/id"
+	"github.com/herald-notify/herald/internal/sandbox"
 	"github.com/herald-notify/herald/internal/store"
 	"github.com/herald-notify/herald/internal/store/sqlstore"
 	"github.com/herald-notify/herald/internal/testdb"
@@ -82,22 +83,18 @@ func inApp(body string) store.Step {
 func (w *world) trigger(wf store.Workflow, subscriberID string, payload map[string]any) store.Notification {
 	p, err := json.Marshal(payload)
 	require.NoError(w.t, err)
-	res, err := w.db.Trigger(context.Background(), &store.TriggerParams{
+	params := &store.TriggerParams{
 		Scope: w.scope, Workflow: wf, TransactionID: id.New(), Payload: p, Now: w.clock.Now(),
 		Recipients:  []store.Recipient{{SubscriberID: subscriberID}},
 		ProviderFor: func(string) string { return "svc" },
-		Digest:      w.digestPlanner(wf),
-	})
+	}
+	if w.atTrigger {
+		require.NoError(w.t, engine.PlanDigests(context.Background(), sandbox.New(sandbox.DefaultLimits), w.db, params))
+	}
+	res, err := w.db.Trigger(context.Background(), params)
 	require.NoError(w.t, err)
 	require.Len(w.t, res.Notifications, 1)
 	return res.Notifications[0]
-}
-
-func (w *world) digestPlanner(wf store.Workflow) func(store.Subscriber, store.JSON, time.Time) *store.DigestJoinParams {
-	if !w.atTrigger {
-		return nil
-	}
-	return engine.TriggerDigests(wf)
 }
 
 // eachPlacement runs a digest test on both stores, with events placed by

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/herald-notify/herald/internal/id"
+	"github.com/herald-notify/herald/internal/sandbox"
 	"github.com/herald-notify/herald/internal/store"
 )
 
@@ -24,9 +25,12 @@ func (e *Engine) run(c store.Claimed) (store.JobOutcome, *store.DigestJoinParams
 	if c.Job.Attempts > e.o.MaxAttempts {
 		return e.fail(o, "Internal", fmt.Sprintf("Gave up after %d attempts", c.Job.Attempts-1)), nil
 	}
-	ctl, err := e.render.controls(step.ControlValues, bindings(c.Subscriber, c.Notification.Payload, digestStep(c.Digest)))
+	ctl, err := e.sb.Controls(step.ControlValues, bindings(c.Subscriber, c.Notification.Payload, digestStep(c.Digest)))
+	if err == nil {
+		err = sandbox.CheckLinks(ctl)
+	}
 	if err != nil {
-		return e.fail(o, "Payload", "Template rendering failed: "+err.Error()), nil
+		return e.fail(o, "Payload", "Message content could not be generated: "+err.Error()), nil
 	}
 	switch step.Type {
 	case "in_app":

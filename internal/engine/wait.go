@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/herald-notify/herald/internal/sandbox"
 	"github.com/herald-notify/herald/internal/store"
 )
 
@@ -111,32 +112,64 @@ func (e *Engine) digest(o store.JobOutcome, c store.Claimed, ctl map[string]any)
 	return o, p
 }
 
-// triggerRenderer renders the digest controls planned at trigger time.
-var triggerRenderer = newRenderer()
+// SubscriberReader reads the recipients of a trigger.
+type SubscriberReader interface {
+	SubscriberGetMany(ctx context.Context, scope store.Scope, subscriberIDs []string) (map[string]store.Subscriber, error)
+}
 
-// TriggerDigests returns the planner of a workflow whose first step is a
-// digest, for store.TriggerParams.Digest: the trigger places each event into
-// its window in its own transaction, so a burst of events never waits in
-// the queue to be merged. It returns nil for other workflows; the planner
-// returns nil for a recipient whose step cannot be planned (its controls
-// fail to render or are misconfigured), and a worker then runs that step and
-// records why.
-func TriggerDigests(wf store.Workflow) func(sub store.Subscriber, payload store.JSON, now time.Time) *store.DigestJoinParams {
-	if len(wf.Steps) == 0 || wf.Steps[0].Type != "digest" {
+// PlanDigests plans, before the trigger's transaction, the first step of a
+// workflow that starts with a digest: for each recipient the step's controls
+// are rendered in the sandbox — with the subscriber as it will be once the
+// trigger's upsert is written — and read into the placing of its event,
+// which store.Trigger then writes in its own transaction. So a burst of
+// events never waits in the queue to be merged, and no template runs inside
+// a write transaction. Other workflows are left as they are. A recipient
+// whose controls fail to render or are misconfigured gets no plan: a worker
+// runs that step and records why.
+func PlanDigests(ctx context.Context, sb *sandbox.Sandbox, subs SubscriberReader, p *store.TriggerParams) error {
+	if len(p.Workflow.Steps) == 0 || p.Workflow.Steps[0].Type != "digest" {
 		return nil
 	}
-	step := wf.Steps[0]
-	return func(sub store.Subscriber, payload store.JSON, now time.Time) *store.DigestJoinParams {
-		ctl, err := triggerRenderer.controls(step.ControlValues, bindings(sub, payload, nil))
-		if err != nil {
-			return nil
-		}
-		p, failure := planDigest(ctl, now, now, sub, payload)
-		if failure != "" {
-			return nil
-		}
-		return p
+	ids := make([]string, len(p.Recipients))
+	for i, r := range p.Recipients {
+		ids[i] = r.SubscriberID
 	}
+	known, err := subs.SubscriberGetMany(ctx, p.Scope, ids)
+	if err != nil {
+		return err
+	}
+	step := p.Workflow.Steps[0]
+	p.DigestPlans = make([]*store.DigestJoinParams, len(p.Recipients))
+	for i, r := range p.Recipients {
+		sub, ok := known[r.SubscriberID]
+		if !ok {
+			sub = store.Subscriber{SubscriberID: r.SubscriberID}
+		}
+		if r.Upsert != nil {
+			sub = r.Upsert.Apply(sub)
+		}
+		p.DigestPlans[i] = planTriggerDigest(sb, step, sub, p.Payload, p.Now)
+	}
+	return nil
+}
+
+// planTriggerDigest plans one recipient's digest step, or returns nil (a
+// panic included) to leave it to a worker.
+func planTriggerDigest(sb *sandbox.Sandbox, step store.Step, sub store.Subscriber, payload store.JSON, now time.Time) (plan *store.DigestJoinParams) {
+	defer func() {
+		if recover() != nil {
+			plan = nil
+		}
+	}()
+	ctl, err := sb.Controls(step.ControlValues, bindings(sub, payload, nil))
+	if err != nil {
+		return nil
+	}
+	plan, failure := planDigest(ctl, now, now, sub, payload)
+	if failure != "" {
+		return nil
+	}
+	return plan
 }
 
 // planDigest reads a digest step's rendered controls into the placing of one

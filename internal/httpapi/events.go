@@ -196,10 +196,9 @@ func (s *Server) trigger(r *http.Request, t triggerRequest) (triggerJSON, error)
 	if err != nil {
 		return triggerJSON{}, err
 	}
-	res, err := s.store.Trigger(r.Context(), &store.TriggerParams{
+	params := &store.TriggerParams{
 		Scope: c.Scope, Workflow: wf, TransactionID: t.transactionID, Recipients: t.recipients,
 		Payload: t.payload, Overrides: t.overrides, Actor: t.actor, Tags: wf.Tags, Now: s.now(),
-		Digest: engine.TriggerDigests(wf),
 		ProviderFor: func(stepType string) string {
 			if p := byChannel[stepType]; p != "" {
 				return p
@@ -209,7 +208,12 @@ func (s *Server) trigger(r *http.Request, t triggerRequest) (triggerJSON, error)
 			}
 			return provider.InAppProvider
 		},
-	})
+	}
+	// Templates render here, before the transaction, never inside it.
+	if err := engine.PlanDigests(r.Context(), s.sandbox, s.store, params); err != nil {
+		return triggerJSON{}, err
+	}
+	res, err := s.store.Trigger(r.Context(), params)
 	if err != nil {
 		return triggerJSON{}, err
 	}

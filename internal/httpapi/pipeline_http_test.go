@@ -362,18 +362,20 @@ func TestTriggerCancel(t *testing.T) {
 	})
 }
 
-// TestRenderFailure: a template that fails to render fails its job with a
-// Failed execution detail whose source is Payload, and creates no message.
+// TestRenderFailure: a template that fails to render with the event's
+// payload (one that does not parse is refused at creation) fails its job
+// with a Failed execution detail whose source is Payload, and creates no
+// message.
 func TestRenderFailure(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, h *harness) {
 		dev := h.authFor(asDev)
 		eng := h.newEngine(engine.Options{})
 		h.createWorkflow(t, dev, map[string]any{"name": "Broken", "steps": []any{
-			map[string]any{"name": "Inbox", "type": "in_app", "controlValues": map[string]any{"body": "{% if payload.x %}never closed"}},
+			map[string]any{"name": "Inbox", "type": "in_app", "controlValues": map[string]any{"body": "{{ payload.x | divided_by: payload.zero }}"}},
 			map[string]any{"name": "Inbox 2", "type": "in_app", "controlValues": map[string]any{"body": "fine {{payload.x}}"}},
 		}})
-		h.trigger(t, dev, map[string]any{"name": "broken", "to": "r1", "payload": map[string]any{"x": 1}, "transactionId": "tx-broken"})
+		h.trigger(t, dev, map[string]any{"name": "broken", "to": "r1", "payload": map[string]any{"x": 1, "zero": 0}, "transactionId": "tx-broken"})
 		require.Equal(t, 2, drain(t, eng))
 		list := objects(t, h.events(t, url.Values{"transactionId": {"tx-broken"}})["data"])
 		require.Len(t, list, 1)

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/herald-notify/herald/internal/sandbox"
 	"github.com/herald-notify/herald/internal/secret"
 	"github.com/herald-notify/herald/internal/store"
 )
@@ -30,6 +31,9 @@ type Options struct {
 	Now func() time.Time
 	// OnTrigger is called after a trigger commits jobs (wakes in-process workers).
 	OnTrigger func()
+	// Sandbox checks workflow templates and renders those of the trigger
+	// path (default: sandbox.DefaultLimits).
+	Sandbox *sandbox.Sandbox
 }
 
 // Server serves the API.
@@ -44,6 +48,7 @@ type Server struct {
 	openapi   []byte
 	onTrigger func()
 	providers providerCache
+	sandbox   *sandbox.Sandbox
 }
 
 // maxBody is the largest request body accepted.
@@ -51,7 +56,11 @@ const maxBody = 1 << 20
 
 // New builds a Server.
 func New(o Options) *Server {
-	s := &Server{store: o.Store, keys: o.Keys, log: o.Logger, now: o.Now, mux: http.NewServeMux(), onTrigger: o.OnTrigger}
+	s := &Server{store: o.Store, keys: o.Keys, log: o.Logger, now: o.Now, mux: http.NewServeMux(), onTrigger: o.OnTrigger,
+		sandbox: o.Sandbox}
+	if s.sandbox == nil {
+		s.sandbox = sandbox.New(sandbox.DefaultLimits)
+	}
 	if s.log == nil {
 		s.log = slog.Default()
 	}

@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/herald-notify/herald/internal/id"
+	"github.com/herald-notify/herald/internal/sandbox"
 	"github.com/herald-notify/herald/internal/store"
 )
 
@@ -138,8 +139,9 @@ func slugify(name string) string {
 	return strings.TrimSuffix(b.String(), "-")
 }
 
-// readWorkflow reads a create or update body into w.
-func readWorkflow(o *object, w *store.Workflow) {
+// readWorkflow reads a create or update body into w; the sandbox checks the
+// steps' templates.
+func readWorkflow(o *object, w *store.Workflow, sb *sandbox.Sandbox) {
 	w.Name = o.requiredText("name", maxString)
 	if key := o.text("workflowId", maxString); key != "" {
 		w.Key = key
@@ -203,6 +205,7 @@ func readWorkflow(o *object, w *store.Workflow) {
 		used[s.StepID] = true
 		if v, set := so.jsonObject("controlValues", maxDataBytes); set && v != nil {
 			_ = json.Unmarshal(v, &s.ControlValues)
+			checkControls(sb, so, s.ControlValues)
 		}
 		if prev, ok := old[s.StepID]; ok && prev.Type == s.Type {
 			s.ID = prev.ID // keep the step's identity across updates
@@ -210,6 +213,28 @@ func readWorkflow(o *object, w *store.Workflow) {
 			s.ID = id.New()
 		}
 		w.Steps = append(w.Steps, s)
+	}
+}
+
+// checkControls refuses, naming each field, a template that does not parse
+// and a link whose template renders — with no payload — to something other
+// than an http(s) URL or a relative path (javascript:, data:, …). A link
+// that only some payloads make unsafe fails those jobs when they render.
+func checkControls(sb *sandbox.Sandbox, so *object, values map[string]any) {
+	field := so.prefix + "controlValues."
+	bad := map[string]bool{}
+	for _, e := range sb.CheckAll(values) {
+		so.errs.add(field+e.Field, "is not a valid template: "+e.Msg, nil)
+		bad[e.Field] = true
+	}
+	for _, l := range sandbox.Links(values) {
+		if bad[l.Path] {
+			continue
+		}
+		out, err := sb.Render(l.Value, nil)
+		if err == nil && sandbox.CheckURL(out) != nil {
+			so.errs.add(field+l.Path, sandbox.ErrUnsafeURL.Error(), l.Value)
+		}
 	}
 }
 
@@ -222,7 +247,7 @@ func (s *Server) workflowCreate(w http.ResponseWriter, r *http.Request) error {
 	now := s.now()
 	wf := store.Workflow{ID: id.New(), OrganizationID: c.OrganizationID, EnvironmentID: c.EnvironmentID, Active: true,
 		Severity: "none", CreatedAt: now, UpdatedAt: now}
-	readWorkflow(o, &wf)
+	readWorkflow(o, &wf, s.sandbox)
 	if err := o.errs.err(); err != nil {
 		return err
 	}
@@ -304,7 +329,7 @@ func (s *Server) workflowUpdate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	readWorkflow(o, &wf)
+	readWorkflow(o, &wf, s.sandbox)
 	if err := o.errs.err(); err != nil {
 		return err
 	}

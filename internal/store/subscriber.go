@@ -75,6 +75,25 @@ type SubscriberUpsertParams struct {
 	UpdateOnly bool
 }
 
+// Apply returns s with the fields the upsert sets: what the subscriber will
+// be once the upsert is written.
+func (p *SubscriberUpsertParams) Apply(s Subscriber) Subscriber {
+	s.SubscriberID = p.SubscriberID
+	for _, f := range []struct {
+		in  Field
+		out **string
+	}{{p.FirstName, &s.FirstName}, {p.LastName, &s.LastName}, {p.Email, &s.Email}, {p.Phone, &s.Phone},
+		{p.Avatar, &s.Avatar}, {p.Locale, &s.Locale}, {p.Timezone, &s.Timezone}} {
+		if f.in.Set {
+			*f.out = f.in.Value
+		}
+	}
+	if p.DataSet {
+		s.Data = p.Data
+	}
+	return s
+}
+
 // SubscriberOrder is a sort key of subscriber search.
 type SubscriberOrder string
 
@@ -142,6 +161,8 @@ type Subscribers interface {
 	// SubscriberUpsert creates or updates; created says which happened.
 	SubscriberUpsert(ctx context.Context, p *SubscriberUpsertParams) (s Subscriber, created bool, err error)
 	SubscriberGet(ctx context.Context, scope Scope, subscriberID string) (Subscriber, error)
+	// SubscriberGetMany returns the existing subscribers among the ids, by subscriberId.
+	SubscriberGetMany(ctx context.Context, scope Scope, subscriberIDs []string) (map[string]Subscriber, error)
 	// SubscriberDelete soft-deletes; the subscriberId can then be created again.
 	SubscriberDelete(ctx context.Context, scope Scope, subscriberID string) error
 	SubscriberSearch(ctx context.Context, p *SubscriberSearchParams) (SubscriberSearchResult, error)

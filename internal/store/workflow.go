@@ -147,12 +147,13 @@ type TriggerParams struct {
 	Tags          []string
 	// ProviderFor gives the provider of a step's job by step type.
 	ProviderFor func(stepType string) string
-	// Digest, when set, plans the workflow's first step, a digest, for one
-	// recipient: the trigger then places the event into its window in its
-	// own transaction (see engine.TriggerDigests). A nil plan leaves the step
-	// to a worker.
-	Digest func(sub Subscriber, payload JSON, now time.Time) *DigestJoinParams
-	Now    time.Time
+	// DigestPlans, when set, holds the placing of the workflow's first step,
+	// a digest, for each recipient (same index as Recipients), planned — its
+	// controls rendered — before the transaction (see engine.PlanDigests):
+	// the trigger places each event into its window in its own transaction.
+	// A nil plan leaves the step to a worker.
+	DigestPlans []*DigestJoinParams
+	Now         time.Time
 }
 
 // TriggerResult says what a trigger created.

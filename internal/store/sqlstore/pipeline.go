@@ -151,7 +151,7 @@ func (db *DB) Trigger(ctx context.Context, p *store.TriggerParams) (store.Trigge
 		if err != nil {
 			return err
 		}
-		for _, rcp := range p.Recipients {
+		for i, rcp := range p.Recipients {
 			sub, ok := known[rcp.SubscriberID]
 			if !ok || rcp.Upsert != nil {
 				if sub, err = db.triggerSubscriber(ctx, tx, p, rcp); err != nil {
@@ -166,8 +166,8 @@ func (db *DB) Trigger(ctx context.Context, p *store.TriggerParams) (store.Trigge
 			}
 			n.To, _ = json.Marshal(map[string]any{"subscriberId": sub.SubscriberID})
 			notifications = append(notifications, n)
-			if p.Digest != nil {
-				plans = append(plans, triggerDigestPlan(p, sub, n))
+			if p.DigestPlans != nil {
+				plans = append(plans, triggerDigestPlan(p, p.DigestPlans[i], n))
 			}
 		}
 		places, err := db.placeTriggerDigests(ctx, tx, plans)
@@ -209,19 +209,19 @@ func (db *DB) Trigger(ctx context.Context, p *store.TriggerParams) (store.Trigge
 	return res, err
 }
 
-// triggerDigestPlan plans the first step, a digest, of one notification
-// (nil when the planner leaves it to a worker).
-func triggerDigestPlan(p *store.TriggerParams, sub store.Subscriber, n store.Notification) *store.DigestJoinParams {
-	plan := p.Digest(sub, n.Payload, p.Now)
-	if plan == nil {
+// triggerDigestPlan completes the plan of the first step, a digest, of one
+// notification with its job (nil when it is left to a worker).
+func triggerDigestPlan(p *store.TriggerParams, planned *store.DigestJoinParams, n store.Notification) *store.DigestJoinParams {
+	if planned == nil {
 		return nil
 	}
+	plan := *planned
 	s := p.Workflow.Steps[0]
 	plan.Job = store.Job{ID: id.NewAt(p.Now), OrganizationID: n.OrganizationID, EnvironmentID: n.EnvironmentID,
 		NotificationID: n.ID, SubscriberID: n.SubscriberID, WorkflowID: n.WorkflowID, TransactionID: n.TransactionID,
 		StepID: s.ID, StepIndex: 0, Type: s.Type, ProviderID: p.ProviderFor(s.Type), RunAt: p.Now}
 	plan.At, plan.Now = p.Now, p.Now
-	return plan
+	return &plan
 }
 
 // placeTriggerDigests places the planned events (plans holds nil for the
@@ -365,34 +365,13 @@ func (db *DB) insertTriggerPostgres(ctx context.Context, tx *sql.Tx, p *store.Tr
 // knownSubscribers finds the recipients named by subscriberId alone, in one
 // statement per chunk.
 func (db *DB) knownSubscribers(ctx context.Context, tx *sql.Tx, p *store.TriggerParams) (map[string]store.Subscriber, error) {
-	known := make(map[string]store.Subscriber, len(p.Recipients))
 	var ids []string
 	for _, r := range p.Recipients {
 		if r.Upsert == nil {
 			ids = append(ids, r.SubscriberID)
 		}
 	}
-	for start := 0; start < len(ids); start += db.rowsPerStatement() {
-		a := args{p.EnvironmentID}
-		rows, err := tx.QueryContext(ctx, "SELECT "+subscriberCols+" FROM subscribers WHERE environment_id = $1"+
-			" AND "+db.inList(&a, "subscriber_id", ids[start:min(start+db.rowsPerStatement(), len(ids))])+" AND deleted = false", db.planned(a)...)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			s, err := scanSubscriber(rows)
-			if err != nil {
-				rows.Close()
-				return nil, err
-			}
-			known[s.SubscriberID] = s
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
-	}
-	return known, nil
+	return db.subscribersBySubscriberID(ctx, tx, p.EnvironmentID, ids)
 }
 
 // triggerSubscriber upserts the recipient: its fields when the trigger gave

@@ -386,3 +386,35 @@ func (db *DB) SubscriberBulkInsert(ctx context.Context, subs []store.Subscriber)
 		return nil
 	})
 }
+
+// subscribersBySubscriberID reads the existing subscribers among the
+// subscriberIds of an environment.
+func (db *DB) subscribersBySubscriberID(ctx context.Context, q querier, environmentID string, ids []string) (map[string]store.Subscriber, error) {
+	known := make(map[string]store.Subscriber, len(ids))
+	for start := 0; start < len(ids); start += db.rowsPerStatement() {
+		a := args{environmentID}
+		rows, err := q.QueryContext(ctx, "SELECT "+subscriberCols+" FROM subscribers WHERE environment_id = $1"+
+			" AND "+db.inList(&a, "subscriber_id", ids[start:min(start+db.rowsPerStatement(), len(ids))])+" AND deleted = false", db.planned(a)...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			s, err := scanSubscriber(rows)
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			known[s.SubscriberID] = s
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return known, nil
+}
+
+// SubscriberGetMany implements store.Subscribers.
+func (db *DB) SubscriberGetMany(ctx context.Context, scope store.Scope, subscriberIDs []string) (map[string]store.Subscriber, error) {
+	return db.subscribersBySubscriberID(ctx, db.r, scope.EnvironmentID, subscriberIDs)
+}
