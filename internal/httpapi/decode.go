@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/herald-notify/herald/internal/store"
@@ -81,9 +80,6 @@ func rawValue(raw json.RawMessage) any {
 	return v
 }
 
-// hasNUL reports a NUL character, which PostgreSQL cannot store in text.
-func hasNUL(s string) bool { return strings.IndexByte(s, 0) >= 0 }
-
 func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
 
 // str reads an optional string or null of at most max characters.
@@ -102,10 +98,6 @@ func (o *object) str(name string, max int) store.Field {
 	}
 	if utf8.RuneCountInString(s) > max {
 		o.fail(name, fmt.Sprintf("must be at most %d characters", max), raw)
-		return store.Field{}
-	}
-	if hasNUL(s) {
-		o.fail(name, "must not contain NUL characters", raw)
 		return store.Field{}
 	}
 	return store.Field{Set: true, Value: &s}
@@ -171,11 +163,6 @@ func (o *object) jsonObject(name string, maxBytes int) (value json.RawMessage, s
 		o.errs.add(o.prefix+name, fmt.Sprintf("must be at most %d bytes of JSON", maxBytes), nil)
 		return nil, false
 	}
-	// PostgreSQL's jsonb cannot hold NUL characters; refuse them on every store alike.
-	if jsonHasNUL(buf.Bytes()) {
-		o.fail(name, "must not contain NUL characters", raw)
-		return nil, false
-	}
 	return buf.Bytes(), true
 }
 
@@ -195,8 +182,8 @@ func (o *object) strings(name string, maxItems, maxLen int) ([]string, bool) {
 		return nil, false
 	}
 	for i, s := range out {
-		if s == "" || utf8.RuneCountInString(s) > maxLen || hasNUL(s) {
-			o.errs.add(o.prefix+name+"."+strconv.Itoa(i), fmt.Sprintf("must be 1 to %d characters, without NUL", maxLen), s)
+		if s == "" || utf8.RuneCountInString(s) > maxLen {
+			o.errs.add(o.prefix+name+"."+strconv.Itoa(i), fmt.Sprintf("must be 1 to %d characters", maxLen), s)
 			return nil, false
 		}
 	}
