@@ -11,8 +11,14 @@ import (
 	"github.com/herald-notify/herald/internal/store"
 )
 
-// maxString is the longest string attribute a client may send.
-const maxString = 1024
+const (
+	// maxString is the longest string attribute a client may send.
+	maxString = 1024
+	// maxIndexedBytes bounds the strings a store indexes (workflowId, an
+	// integration's identifier, e-mail): PostgreSQL cannot index a b-tree
+	// row over about 2.7 kB, and 1,024 characters of UTF-8 may take 4 kB.
+	maxIndexedBytes = 1024
+)
 
 // object is a JSON object body read field by field, collecting every
 // offending field so that one 422 can name them all. Unknown fields are ignored.
@@ -101,6 +107,17 @@ func (o *object) str(name string, max int) store.Field {
 		return store.Field{}
 	}
 	return store.Field{Set: true, Value: &s}
+}
+
+// indexed reads an optional string or null that a store indexes: at most
+// maxString characters and maxIndexedBytes bytes.
+func (o *object) indexed(name string) store.Field {
+	f := o.str(name, maxString)
+	if f.Value != nil && len(*f.Value) > maxIndexedBytes {
+		o.fail(name, fmt.Sprintf("must be at most %d bytes of UTF-8", maxIndexedBytes), o.raw[name])
+		return store.Field{}
+	}
+	return f
 }
 
 // text reads an optional string (null counts as absent).

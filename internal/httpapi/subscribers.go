@@ -65,7 +65,7 @@ func subscriberAttributes(o *object, p *store.SubscriberUpsertParams) {
 	p.LastName = o.str("lastName", maxString)
 	p.Phone = o.str("phone", maxString)
 	p.Avatar = o.str("avatar", maxString)
-	p.Email = o.str("email", maxString)
+	p.Email = o.indexed("email")
 	if v := p.Email.Value; v != nil {
 		if a, err := mail.ParseAddress(*v); err != nil || a.Address != *v {
 			o.fail("email", "must be a valid e-mail address", o.raw["email"])
