@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/herald-notify/herald/internal/engine"
 	"github.com/herald-notify/herald/internal/id"
@@ -275,7 +276,7 @@ func (s *Server) eventTriggerBulk(w http.ResponseWriter, r *http.Request) error 
 
 func (s *Server) eventCancel(w http.ResponseWriter, r *http.Request) error {
 	tx := r.PathValue("transactionId")
-	if tx == "" || len(tx) > maxTransactionID {
+	if tx == "" || utf8.RuneCountInString(tx) > maxTransactionID {
 		return invalid("transactionId", "must be 1 to 256 characters", tx)
 	}
 	n, err := s.store.TriggerCancel(r.Context(), callerFrom(r.Context()).Scope, tx)
