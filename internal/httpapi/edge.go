@@ -65,11 +65,16 @@ func checkEdge(r *http.Request) error {
 		problems, err := textcheck.JSON(body, maxJSONDepth)
 		if err == nil {
 			for _, p := range problems {
-				msg, value := p.Err.Error(), any(p.Value)
 				if p.Err == textcheck.ErrDepth {
-					msg, value = fmt.Sprintf("makes the body nest deeper than %d levels", maxJSONDepth), nil
+					// Named by its top-level member: the path itself is 64 levels long.
+					field := "body"
+					if body := bytes.TrimSpace(body); body[0] == '{' {
+						field = p.Path[0]
+					}
+					errs.add(field, fmt.Sprintf("makes the body nest deeper than %d levels", maxJSONDepth), nil)
+					continue
 				}
-				errs.add(bodyField(p.Path), msg, value)
+				errs.add(bodyField(p.Path), p.Err.Error(), p.Value)
 			}
 		}
 	}

@@ -39,6 +39,7 @@ type Server struct {
 	openapi   []byte
 	onTrigger func()
 	providers providerCache
+	patterns  []string // every route, as registered (tests check their coverage)
 }
 
 // maxBody is the largest request body accepted.
@@ -73,6 +74,7 @@ const (
 )
 
 func (s *Server) handle(pattern string, a access, h handlerFunc) {
+	s.patterns = append(s.patterns, pattern)
 	s.mux.Handle(pattern, s.wrap(a, h))
 }
 
