@@ -235,11 +235,11 @@ func parsePayloadFilter(v string) ([]store.PayloadCondition, error) {
 	if err != nil {
 		return nil, errBad
 	}
-	for _, p := range problems {
-		if p.Err == textcheck.ErrDepth {
+	if len(problems) > 0 {
+		if problems[0].Err == textcheck.ErrDepth {
 			return nil, errPayloadDepth
 		}
-		return nil, errors.New("has a key or value that " + p.Err.Error())
+		return nil, errors.New("has a key or value that " + problems[0].Err.Error())
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
