@@ -37,6 +37,9 @@ var freeForm = map[string]bool{
 // surrogate escapes, numbers beyond a float64 or nesting beyond maxJSONDepth.
 // A body that is not JSON is left to the handler (a 400 where one is read).
 func checkEdge(r *http.Request) error {
+	if r.Pattern == "" {
+		return nil // no route: the 404 or 405 says more
+	}
 	errs := fieldErrors{}
 	for _, name := range wildcards(r.Pattern) {
 		v := r.PathValue(name)
@@ -68,7 +71,7 @@ func checkEdge(r *http.Request) error {
 				if p.Err == textcheck.ErrDepth {
 					// Named by its top-level member: the path itself is 64 levels long.
 					field := "body"
-					if body := bytes.TrimSpace(body); body[0] == '{' {
+					if body := bytes.TrimSpace(body); body[0] == '{' && len(p.Path) > 0 {
 						field = p.Path[0]
 					}
 					errs.add(field, fmt.Sprintf("makes the body nest deeper than %d levels", maxJSONDepth), nil)

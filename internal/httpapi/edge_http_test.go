@@ -213,3 +213,15 @@ func TestLongDigestKey(t *testing.T) {
 		require.Equal(t, map[string]int{"delayed": 3, "merged": 1}, statuses, "equal long keys share a window")
 	})
 }
+
+// TestEdgeLeavesUnknownRoutes: a request no route matches gets its 404 or
+// 405 whatever its text.
+func TestEdgeLeavesUnknownRoutes(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, "sqlite")
+	runScenarios(t, h, nil, []scenario{
+		{name: "unknown path", method: "GET", url: "/nowhere?x=%00", status: 404},
+		{name: "unknown path with NUL", method: "POST", url: "/v3/%00", body: `{"a":"\u0000"}`, status: 404},
+		{name: "wrong method", method: "PATCH", url: "/v1/integrations?x=%FF", body: `{"a":1e400}`, status: 405},
+	})
+}
