@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -179,21 +180,14 @@ func (sw *sweep) route(rt sweepRoute) {
 		})
 	}
 	query := func(key, raw string) string {
-		keys := slices.Sorted(func(yield func(string) bool) {
-			for k := range rt.query {
-				if !yield(k) {
-					return
-				}
-			}
-		})
 		var parts []string
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(rt.query)) {
 			if k != key {
 				parts = append(parts, url.QueryEscape(k)+"="+url.QueryEscape(fill(rt.query[k], sw.vars)))
 			}
 		}
 		if key != "" {
-			parts = append(parts, url.QueryEscape(key)+"="+raw)
+			parts = append(parts, key+"="+raw) // both percent-encoded already
 		}
 		if len(parts) == 0 {
 			return ""
@@ -214,19 +208,13 @@ func (sw *sweep) route(rt sweepRoute) {
 	send("valid", "valid", path(nil)+query("", ""), body, nil)
 
 	// Path parameters.
-	for name := range rt.params {
+	for _, name := range slices.Sorted(maps.Keys(rt.params)) {
 		for _, v := range textVariants() {
 			send(v.class, "path "+name+" "+v.name, path(map[string]string{name: v.v})+query("", ""), body, nil)
 		}
 	}
 	// Query parameters, known ones and an unknown one.
-	keys := append(slices.Sorted(func(yield func(string) bool) {
-		for k := range rt.query {
-			if !yield(k) {
-				return
-			}
-		}
-	}), "sweepUnknown")
+	keys := append(slices.Sorted(maps.Keys(rt.query)), "sweepUnknown")
 	for _, key := range keys {
 		variants := textVariants()
 		if slices.Contains(rt.paging, key) {
@@ -246,7 +234,7 @@ func (sw *sweep) route(rt sweepRoute) {
 		}
 	}
 	for _, v := range []variant{{classUTF8, "key-ff", "%FF"}, {classNUL, "key-nul", "a%00"}, {classSurrogate, "key-cesu", "%ED%B0%80"}} {
-		send(v.class, "query-key "+v.name, path(nil)+query("", "")+map[bool]string{true: "&", false: "?"}[len(rt.query) > 0]+v.v+"=1", body, nil)
+		send(v.class, "query-key "+v.name, path(nil)+query(v.v, "1"), body, nil)
 	}
 	// List parameters sent repeated, and with [].
 	for _, key := range rt.lists {
