@@ -3,6 +3,7 @@ package textcheck_test
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"strconv"
 	"strings"
 	"testing"
@@ -162,19 +163,19 @@ func FuzzJSON(f *testing.F) {
 			return // encoding/json stops at 10,000 levels; nothing more to compare
 		}
 		require.True(t, json.Valid(b), "accepted as JSON: %q", b)
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.UseNumber()
-		var v any
-		require.NoError(t, dec.Decode(&v))
-		bad := reference(v, 1, maxDepth)
+		bad, fffd := reference(t, b, maxDepth)
 		literalFFFD := bytes.Contains(b, []byte("\uFFFD")) || bytes.Contains(bytes.ToLower(b), []byte(`\ufffd`))
 		if len(problems) == 0 {
 			require.True(t, utf8.Valid(b), "accepted: %q", b)
 			require.Empty(t, bad, "accepted: %q", b)
 			if !literalFFFD {
-				require.False(t, hasFFFD(v), "accepted text was replaced by U+FFFD: %q", b)
+				require.False(t, fffd, "accepted text was replaced by U+FFFD: %q", b)
 			}
 			// What the server stores after decoding is accepted again.
+			dec := json.NewDecoder(bytes.NewReader(b))
+			dec.UseNumber()
+			var v any
+			require.NoError(t, dec.Decode(&v))
 			again, err := json.Marshal(v)
 			require.NoError(t, err)
 			p2, err := textcheck.JSON(again, maxDepth)
@@ -183,73 +184,60 @@ func FuzzJSON(f *testing.F) {
 			return
 		}
 		if !literalFFFD {
-			require.True(t, bad != "" || hasFFFD(v), "refused %q (%v) but the decoded value looks fine", b, problems)
+			require.True(t, bad != "" || fffd, "refused %q (%v) but encoding/json reads it fine", b, problems)
 		}
 	})
 }
 
-// reference names the first thing in a decoded value that PostgreSQL's jsonb
-// would refuse (NUL, a number beyond numeric or float) or that is too deep.
-func reference(v any, depth, maxDepth int) string {
-	switch t := v.(type) {
-	case string:
-		if strings.ContainsRune(t, 0) {
-			return "NUL"
+// reference reads every token of a valid document with encoding/json (so
+// that a value hidden by a repeated key is read too) and names the first
+// thing PostgreSQL's jsonb would refuse (NUL, a number beyond numeric or
+// float) or that is too deep; fffd reports text encoding/json replaced (or
+// that held U+FFFD already).
+func reference(t *testing.T, b []byte, maxDepth int) (bad string, fffd bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return bad, fffd
 		}
-	case json.Number:
-		s := string(t)
-		if len(s) > textcheck.MaxNumberLen {
-			return "long number"
+		require.NoError(t, err)
+		if bad != "" {
+			continue
 		}
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return "number beyond float64"
-		}
-		mantissa, _, _ := strings.Cut(strings.ToLower(s), "e")
-		if f == 0 && strings.Trim(mantissa, "-0.") != "" {
-			return "number rounding to zero"
-		}
-	case []any:
-		if depth > maxDepth {
-			return "deep"
-		}
-		for _, x := range t {
-			if r := reference(x, depth+1, maxDepth); r != "" {
-				return r
+		switch v := tok.(type) {
+		case json.Delim:
+			if v == '{' || v == '[' {
+				if depth++; depth > maxDepth {
+					bad = "deep"
+				}
+			} else {
+				depth--
 			}
-		}
-	case map[string]any:
-		if depth > maxDepth {
-			return "deep"
-		}
-		for k, x := range t {
-			if strings.ContainsRune(k, 0) {
-				return "NUL key"
+		case string:
+			fffd = fffd || strings.ContainsRune(v, utf8.RuneError)
+			if strings.ContainsRune(v, 0) {
+				bad = "NUL"
 			}
-			if r := reference(x, depth+1, maxDepth); r != "" {
-				return r
-			}
+		case json.Number:
+			bad = numberProblem(string(v))
 		}
 	}
-	return ""
 }
 
-func hasFFFD(v any) bool {
-	switch t := v.(type) {
-	case string:
-		return strings.ContainsRune(t, utf8.RuneError)
-	case []any:
-		for _, x := range t {
-			if hasFFFD(x) {
-				return true
-			}
-		}
-	case map[string]any:
-		for k, x := range t {
-			if strings.ContainsRune(k, utf8.RuneError) || hasFFFD(x) {
-				return true
-			}
-		}
+func numberProblem(s string) string {
+	if len(s) > textcheck.MaxNumberLen {
+		return "long number"
 	}
-	return false
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return "number beyond float64"
+	}
+	mantissa, _, _ := strings.Cut(strings.ToLower(s), "e")
+	if f == 0 && strings.Trim(mantissa, "-0.") != "" {
+		return "number rounding to zero"
+	}
+	return ""
 }
