@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -10,6 +12,10 @@ import (
 	"github.com/herald-notify/herald/internal/sandbox"
 	"github.com/herald-notify/herald/internal/store"
 )
+
+// maxDigestKey is the longest digest key kept as is; a longer one is kept as
+// its SHA-256, which groups events alike.
+const maxDigestKey = 256
 
 // payloadAt reads a dotted path of a payload.
 func payloadAt(payload store.JSON, path string) (any, bool) {
@@ -256,6 +262,11 @@ func planDigest(ctl map[string]any, since, now time.Time, sub store.Subscriber, 
 				key = string(b)
 			}
 		}
+	}
+	if len(key) > maxDigestKey {
+		// The key only groups events; PostgreSQL cannot index a long one.
+		sum := sha256.Sum256([]byte(key))
+		key = "sha256:" + hex.EncodeToString(sum[:])
 	}
 	return &store.DigestJoinParams{
 		Key: key, WindowEnd: end, Backoff: backoff, Event: payload, Metadata: meta, At: since, Now: now,

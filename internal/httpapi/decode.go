@@ -6,14 +6,19 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/herald-notify/herald/internal/store"
 )
 
-// maxString is the longest string attribute a client may send.
-const maxString = 1024
+const (
+	// maxString is the longest string attribute a client may send.
+	maxString = 1024
+	// maxIndexedBytes bounds the strings a store indexes (workflowId, an
+	// integration's identifier, e-mail): PostgreSQL cannot index a b-tree
+	// row over about 2.7 kB, and 1,024 characters of UTF-8 may take 4 kB.
+	maxIndexedBytes = 1024
+)
 
 // object is a JSON object body read field by field, collecting every
 // offending field so that one 422 can name them all. Unknown fields are ignored.
@@ -81,9 +86,6 @@ func rawValue(raw json.RawMessage) any {
 	return v
 }
 
-// hasNUL reports a NUL character, which PostgreSQL cannot store in text.
-func hasNUL(s string) bool { return strings.IndexByte(s, 0) >= 0 }
-
 func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
 
 // str reads an optional string or null of at most max characters.
@@ -104,11 +106,18 @@ func (o *object) str(name string, max int) store.Field {
 		o.fail(name, fmt.Sprintf("must be at most %d characters", max), raw)
 		return store.Field{}
 	}
-	if hasNUL(s) {
-		o.fail(name, "must not contain NUL characters", raw)
+	return store.Field{Set: true, Value: &s}
+}
+
+// indexed reads an optional string or null that a store indexes: at most
+// maxString characters and maxIndexedBytes bytes.
+func (o *object) indexed(name string) store.Field {
+	f := o.str(name, maxString)
+	if f.Value != nil && len(*f.Value) > maxIndexedBytes {
+		o.fail(name, fmt.Sprintf("must be at most %d bytes of UTF-8", maxIndexedBytes), o.raw[name])
 		return store.Field{}
 	}
-	return store.Field{Set: true, Value: &s}
+	return f
 }
 
 // text reads an optional string (null counts as absent).
@@ -171,11 +180,6 @@ func (o *object) jsonObject(name string, maxBytes int) (value json.RawMessage, s
 		o.errs.add(o.prefix+name, fmt.Sprintf("must be at most %d bytes of JSON", maxBytes), nil)
 		return nil, false
 	}
-	// PostgreSQL's jsonb cannot hold NUL characters; refuse them on every store alike.
-	if jsonHasNUL(buf.Bytes()) {
-		o.fail(name, "must not contain NUL characters", raw)
-		return nil, false
-	}
 	return buf.Bytes(), true
 }
 
@@ -195,8 +199,8 @@ func (o *object) strings(name string, maxItems, maxLen int) ([]string, bool) {
 		return nil, false
 	}
 	for i, s := range out {
-		if s == "" || utf8.RuneCountInString(s) > maxLen || hasNUL(s) {
-			o.errs.add(o.prefix+name+"."+strconv.Itoa(i), fmt.Sprintf("must be 1 to %d characters, without NUL", maxLen), s)
+		if s == "" || utf8.RuneCountInString(s) > maxLen {
+			o.errs.add(o.prefix+name+"."+strconv.Itoa(i), fmt.Sprintf("must be 1 to %d characters", maxLen), s)
 			return nil, false
 		}
 	}

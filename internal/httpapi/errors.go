@@ -29,8 +29,15 @@ type fieldError struct {
 	Value    any      `json:"value"`
 }
 
+// maxErrorFields bounds the fields one 422 names: a body of thousands of
+// bad keys gets an answer of bounded size.
+const maxErrorFields = 100
+
 func (f fieldErrors) add(field, message string, value any) {
-	e := f[field]
+	e, ok := f[field]
+	if !ok && len(f) >= maxErrorFields {
+		return
+	}
 	e.Messages = append(e.Messages, message)
 	e.Value = value
 	f[field] = e

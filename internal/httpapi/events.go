@@ -1,14 +1,13 @@
 package httpapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/herald-notify/herald/internal/engine"
 	"github.com/herald-notify/herald/internal/id"
@@ -51,11 +50,6 @@ func readTrigger(o *object) triggerRequest {
 	t.name = o.requiredText("name", maxString)
 	t.transactionID = o.text("transactionId", maxTransactionID)
 	t.payload, _ = o.jsonObject("payload", maxPayloadBytes)
-	if jsonHasNUL(t.payload) {
-		// PostgreSQL's jsonb, which keeps payloads, cannot hold a NUL character.
-		o.fail("payload", "must not contain NUL characters", o.raw["payload"])
-		t.payload = nil
-	}
 	t.overrides, _ = o.jsonObject("overrides", maxDataBytes)
 	raw, ok := o.raw["to"]
 	if !ok || isNull(raw) {
@@ -286,7 +280,7 @@ func (s *Server) eventTriggerBulk(w http.ResponseWriter, r *http.Request) error 
 
 func (s *Server) eventCancel(w http.ResponseWriter, r *http.Request) error {
 	tx := r.PathValue("transactionId")
-	if tx == "" || len(tx) > maxTransactionID {
+	if tx == "" || utf8.RuneCountInString(tx) > maxTransactionID {
 		return invalid("transactionId", "must be 1 to 256 characters", tx)
 	}
 	n, err := s.store.TriggerCancel(r.Context(), callerFrom(r.Context()).Scope, tx)
@@ -295,36 +289,4 @@ func (s *Server) eventCancel(w http.ResponseWriter, r *http.Request) error {
 	}
 	s.writeJSON(w, http.StatusOK, n > 0)
 	return nil
-}
-
-// jsonHasNUL reports a NUL character in any string or key of a JSON value.
-func jsonHasNUL(raw json.RawMessage) bool {
-	if !bytes.Contains(raw, []byte(`\u0000`)) {
-		return false // a NUL can only be written as that escape
-	}
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return false
-	}
-	return valueHasNUL(v)
-}
-
-func valueHasNUL(v any) bool {
-	switch t := v.(type) {
-	case string:
-		return strings.IndexByte(t, 0) >= 0
-	case []any:
-		for _, x := range t {
-			if valueHasNUL(x) {
-				return true
-			}
-		}
-	case map[string]any:
-		for k, x := range t {
-			if strings.IndexByte(k, 0) >= 0 || valueHasNUL(x) {
-				return true
-			}
-		}
-	}
-	return false
 }

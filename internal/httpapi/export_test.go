@@ -1,6 +1,9 @@
 package httpapi
 
-import "net/http"
+import (
+	"net/http"
+	"slices"
+)
 
 // HandleForTest registers h as an authenticated route behind the whole
 // request pipeline (body limit, authentication, idempotency, recovery), so
@@ -8,3 +11,7 @@ import "net/http"
 func (s *Server) HandleForTest(pattern string, h func(http.ResponseWriter, *http.Request) error) {
 	s.handle(pattern, authenticated, h)
 }
+
+// RoutePatterns lists the pattern of every route a Server registers, so that
+// the bad-input sweep can prove it drives them all.
+func RoutePatterns(s *Server) []string { return slices.Clone(s.patterns) }

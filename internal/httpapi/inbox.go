@@ -12,6 +12,7 @@ import (
 
 	"github.com/herald-notify/herald/internal/id"
 	"github.com/herald-notify/herald/internal/store"
+	"github.com/herald-notify/herald/internal/textcheck"
 )
 
 const (
@@ -211,8 +212,11 @@ func parseFeedQuery(q map[string][]string) (store.FeedParams, error) {
 	return p, errs.err()
 }
 
-// errPayloadFilter: the feed's payload filter is not base64 of a JSON object.
-var errPayloadFilter = errors.New("must be base64 (standard or URL alphabet) of a JSON object")
+var (
+	// errPayloadFilter: the feed's payload filter is not base64 of a JSON object.
+	errPayloadFilter = errors.New("must be base64 (standard or URL alphabet) of a JSON object")
+	errPayloadDepth  = errors.New("nests deeper than 8 levels")
+)
 
 // parsePayloadFilter decodes base64 (either alphabet, padding optional) of a
 // JSON object into one exact-equality condition per leaf.
@@ -226,6 +230,17 @@ func parsePayloadFilter(v string) ([]store.PayloadCondition, error) {
 	if err != nil {
 		return nil, errBad
 	}
+	// The decoded filter meets the edge's rules for JSON, as a body would.
+	problems, err := textcheck.JSON(raw, maxJSONDepth)
+	if err != nil {
+		return nil, errBad
+	}
+	if len(problems) > 0 {
+		if problems[0].Err == textcheck.ErrDepth {
+			return nil, errPayloadDepth
+		}
+		return nil, errors.New("has a key or value that " + problems[0].Err.Error())
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var obj map[string]any
@@ -236,13 +251,13 @@ func parsePayloadFilter(v string) ([]store.PayloadCondition, error) {
 	var walk func(path []string, v any) error
 	walk = func(path []string, v any) error {
 		if len(path) > maxPayloadDepth {
-			return errors.New("nests deeper than 8 levels")
+			return errPayloadDepth
 		}
 		if m, ok := v.(map[string]any); ok && len(path) == 0 || ok && len(m) > 0 {
 			keys := make([]string, 0, len(m))
 			for k := range m {
-				if k == "" || strings.ContainsAny(k, "\"\\\x00") {
-					return errors.New("has a key that is empty or contains a quote, backslash or NUL")
+				if k == "" || strings.ContainsAny(k, `"\`) {
+					return errors.New("has a key that is empty or contains a quote or backslash")
 				}
 				keys = append(keys, k)
 			}
@@ -253,9 +268,6 @@ func parsePayloadFilter(v string) ([]store.PayloadCondition, error) {
 				}
 			}
 			return nil
-		}
-		if valueHasNUL(v) {
-			return errors.New("has a value with a NUL character, which no payload holds")
 		}
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)

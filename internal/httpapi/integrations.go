@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -29,8 +30,12 @@ var (
 	filterOn = []string{"subscriber", "payload"}
 )
 
-// maxCredentialString allows for long secrets such as service-account JSON.
-const maxCredentialString = 16 << 10
+const (
+	// maxCredentialString allows for long secrets such as service-account JSON.
+	maxCredentialString = 16 << 10
+	// maxConditions bounds an integration's conditions, and each one's children.
+	maxConditions = 20
+)
 
 type integrationJSON struct {
 	ID             string          `json:"_id"`
@@ -198,6 +203,10 @@ func readConditions(o *object) (store.JSON, bool) {
 		o.fail("conditions", "must be an array of step filters", raw)
 		return nil, false
 	}
+	if len(items) > maxConditions {
+		o.errs.add(o.prefix+"conditions", fmt.Sprintf("must have at most %d items", maxConditions), len(items))
+		return nil, false
+	}
 	type part struct {
 		Field    string `json:"field"`
 		Value    string `json:"value"`
@@ -230,6 +239,10 @@ func readConditions(o *object) (store.JSON, bool) {
 			if err := json.Unmarshal(c, &children); err != nil {
 				f.fail("children", "must be an array", c)
 			}
+			if len(children) > maxConditions {
+				f.errs.add(f.prefix+"children", fmt.Sprintf("must have at most %d items", maxConditions), len(children))
+				children = nil
+			}
 		}
 		for j, c := range children {
 			p, err := parseObject(c)
@@ -240,7 +253,8 @@ func readConditions(o *object) (store.JSON, bool) {
 			p.prefix, p.errs = f.prefix+"children."+strconv.Itoa(j)+".", o.errs
 			fl.Children = append(fl.Children, part{
 				Field: p.text("field", maxString), Value: p.text("value", maxString),
-				Operator: p.oneOf("operator", filterOperators...), On: p.oneOf("on", filterOn...),
+				// Required: the document (and the established SDK) show both as enumerations.
+				Operator: p.requiredOneOf("operator", filterOperators...), On: p.requiredOneOf("on", filterOn...),
 			})
 		}
 		out = append(out, fl)
@@ -278,7 +292,10 @@ func (s *Server) integrationCreate(w http.ResponseWriter, r *http.Request) error
 		}
 	}
 	name := o.text("name", maxString)
-	identifier := o.text("identifier", maxString)
+	identifier := ""
+	if f := o.indexed("identifier"); f.Value != nil {
+		identifier = *f.Value
+	}
 	active := o.boolean("active")
 	creds, _ := readIntegrationCredentials(o)
 	confs, _ := readConfigurations(o)
@@ -359,7 +376,7 @@ func (s *Server) integrationUpdate(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	name := o.str("name", maxString)
-	identifier := o.str("identifier", maxString)
+	identifier := o.indexed("identifier")
 	active := o.boolean("active")
 	creds, credsSet := readIntegrationCredentials(o)
 	confs, confsSet := readConfigurations(o)

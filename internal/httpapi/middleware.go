@@ -66,7 +66,7 @@ func (s *Server) wrap(a access, h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := s.now()
 		reqID := r.Header.Get("X-Request-Id")
-		if reqID == "" || len(reqID) > 64 {
+		if !validRequestID(reqID) {
 			reqID = newErrorID()
 		}
 		w.Header().Set("X-Request-Id", reqID)
@@ -101,6 +101,9 @@ func (s *Server) serve(w *recorder, r *http.Request, a access, h handlerFunc, au
 			return errorf(http.StatusBadRequest, "The body could not be read")
 		}
 		r = r.WithContext(context.WithValue(r.Context(), bodyKey{}, body))
+	}
+	if err := checkEdge(r); err != nil {
+		return err
 	}
 	if a == public {
 		return h(w, r)

@@ -3,10 +3,12 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/herald-notify/herald/internal/id"
 	"github.com/herald-notify/herald/internal/store"
@@ -155,6 +157,9 @@ func (s *Server) notificationGet(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// maxListValues bounds every list-valued query parameter.
+const maxListValues = 100
+
 // listParam reads a list parameter given repeated, comma-separated, or with [].
 func listParam(q map[string][]string, name string) []string {
 	var out []string
@@ -193,19 +198,36 @@ func parseNotificationList(q map[string][]string, scope store.Scope) (store.Noti
 		}
 		p.Limit = n
 	}
-	p.Channels = listParam(q, "channels")
+	for _, l := range []struct {
+		name   string
+		dst    *[]string
+		maxLen int
+	}{
+		{"channels", &p.Channels, maxString}, {"templates", &p.WorkflowIDs, maxString},
+		{"emails", &p.Emails, maxString}, {"subscriberIds", &p.SubscriberIDs, maxSubscriberID},
+	} {
+		values := listParam(q, l.name)
+		if len(values) > maxListValues {
+			errs.add(l.name, fmt.Sprintf("must list at most %d values", maxListValues), len(values))
+			continue
+		}
+		for _, v := range values {
+			if utf8.RuneCountInString(v) > l.maxLen {
+				errs.add(l.name, fmt.Sprintf("must list values of at most %d characters", l.maxLen), v)
+				break
+			}
+		}
+		*l.dst = values
+	}
 	for _, c := range p.Channels {
 		if !contains(stepTypes, c) {
 			errs.add("channels", "must list step types: "+strings.Join(stepTypes, ", "), c)
 		}
 	}
-	p.WorkflowIDs, p.Emails, p.SubscriberIDs = listParam(q, "templates"), listParam(q, "emails"), listParam(q, "subscriberIds")
-	for _, l := range [][]string{p.WorkflowIDs, p.Emails, p.SubscriberIDs} {
-		if len(l) > 100 {
-			errs.add("filters", "each list holds at most 100 values", len(l))
-		}
-	}
 	p.TransactionID = first("transactionId")
+	if utf8.RuneCountInString(p.TransactionID) > maxTransactionID {
+		errs.add("transactionId", "must be at most 256 characters", p.TransactionID)
+	}
 	for _, f := range []struct {
 		name string
 		dst  **time.Time

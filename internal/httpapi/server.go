@@ -49,6 +49,7 @@ type Server struct {
 	onTrigger func()
 	providers providerCache
 	sandbox   *sandbox.Sandbox
+	patterns  []string // every route, as registered (tests check their coverage)
 }
 
 // maxBody is the largest request body accepted.
@@ -90,6 +91,7 @@ const (
 )
 
 func (s *Server) handle(pattern string, a access, h handlerFunc) {
+	s.patterns = append(s.patterns, pattern)
 	s.mux.Handle(pattern, s.wrap(a, h))
 }
 

@@ -65,7 +65,7 @@ func subscriberAttributes(o *object, p *store.SubscriberUpsertParams) {
 	p.LastName = o.str("lastName", maxString)
 	p.Phone = o.str("phone", maxString)
 	p.Avatar = o.str("avatar", maxString)
-	p.Email = o.str("email", maxString)
+	p.Email = o.indexed("email")
 	if v := p.Email.Value; v != nil {
 		if a, err := mail.ParseAddress(*v); err != nil || a.Address != *v {
 			o.fail("email", "must be a valid e-mail address", o.raw["email"])
@@ -93,13 +93,13 @@ func validTimezone(tz string) bool {
 }
 
 // subscriberIDRule is the 422 message of an invalid subscriberId.
-const subscriberIDRule = `must be 1 to 256 characters, without NUL, other than "." and ".."`
+const subscriberIDRule = `must be 1 to 256 characters, other than "." and ".."`
 
 // validSubscriberID checks a path or body subscriberId. "." and ".." are
 // refused: URL clients resolve them as dot segments, so no path could name them.
 func validSubscriberID(v string) bool {
 	n := utf8.RuneCountInString(v)
-	return n >= 1 && n <= maxSubscriberID && utf8.ValidString(v) && !hasNUL(v) && v != "." && v != ".."
+	return n >= 1 && n <= maxSubscriberID && v != "." && v != ".."
 }
 
 func pathSubscriberID(r *http.Request) (string, error) {
@@ -267,8 +267,8 @@ func parseSearch(q map[string][]string, scope store.Scope) (store.SubscriberSear
 		dst  **string
 	}{{"subscriberId", &p.SubscriberID}, {"email", &p.Email}, {"phone", &p.Phone}, {"name", &p.Name}} {
 		if v, ok := get(f.name); ok && v != "" {
-			if utf8.RuneCountInString(v) > maxString || !utf8.ValidString(v) || hasNUL(v) {
-				errs.add(f.name, "must be at most 1024 characters of UTF-8, without NUL", v)
+			if utf8.RuneCountInString(v) > maxString {
+				errs.add(f.name, "must be at most 1024 characters", v)
 				continue
 			}
 			*f.dst = &v

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/herald-notify/herald/internal/id"
 	"github.com/herald-notify/herald/internal/sandbox"
@@ -123,11 +124,14 @@ func preferencesOut(stored store.JSON) map[string]any {
 	return map[string]any{"user": nil, "default": def}
 }
 
-// slugify derives an identifier from a name.
+// slugify derives an identifier from a name, at most maxIndexedBytes long.
 func slugify(name string) string {
 	var b strings.Builder
 	dash := false
 	for _, r := range strings.ToLower(name) {
+		if b.Len()+utf8.RuneLen(r) > maxIndexedBytes {
+			break
+		}
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			b.WriteRune(r)
 			dash = false
@@ -143,8 +147,8 @@ func slugify(name string) string {
 // steps' templates.
 func readWorkflow(o *object, w *store.Workflow, sb *sandbox.Sandbox) {
 	w.Name = o.requiredText("name", maxString)
-	if key := o.text("workflowId", maxString); key != "" {
-		w.Key = key
+	if key := o.indexed("workflowId"); key.Value != nil && *key.Value != "" {
+		w.Key = *key.Value
 	} else if w.Key == "" {
 		w.Key = slugify(w.Name)
 		if w.Key == "" && w.Name != "" {
