@@ -255,18 +255,12 @@ func (e *Engine) RunOnce(ctx context.Context) (int, error) {
 	e.joinDigests(ctx, outcomes, joins, joinAt)
 	applied, err := e.o.Store.JobFinish(ctx, outcomes, e.now())
 	if err != nil {
-		// Nothing of the batch was written: schedule its jobs again with
-		// backoff. If even that fails, their leases expire and the rescue
-		// loop queues them.
-		e.log.Error("writing job outcomes; retrying the batch", "err", err)
-		retries := make([]store.JobOutcome, len(claimed))
-		for i, c := range claimed {
-			retries[i] = e.retry(store.JobOutcome{Job: c.Job}, err)
-		}
-		if _, rerr := e.o.Store.JobFinish(ctx, retries, e.now()); rerr != nil {
+		// Nothing of the batch was written. One outcome the store refuses
+		// must not hold back the others: write them one at a time.
+		e.log.Error("writing a batch of job outcomes; writing them one by one", "count", len(outcomes), "err", err)
+		if applied, err = e.finishEach(ctx, outcomes); err != nil {
 			return 0, err
 		}
-		return len(claimed), nil
 	}
 	for i, ok := range applied {
 		if !ok {
@@ -274,6 +268,33 @@ func (e *Engine) RunOnce(ctx context.Context) (int, error) {
 		}
 	}
 	return resumed + len(claimed), nil
+}
+
+// finishEach writes outcomes one at a time; an outcome the store refuses is
+// replaced by a retry of its job with backoff. If even that cannot be
+// written, the job's lease expires and the rescue loop queues it. It fails
+// only when no outcome could be written.
+func (e *Engine) finishEach(ctx context.Context, outcomes []store.JobOutcome) ([]bool, error) {
+	applied := make([]bool, len(outcomes))
+	var lastErr error
+	written := 0
+	for i, o := range outcomes {
+		ok, err := e.o.Store.JobFinish(ctx, []store.JobOutcome{o}, e.now())
+		if err != nil {
+			e.log.Error("writing a job outcome; retrying the job", "jobId", o.Job.ID, "err", err)
+			ok, err = e.o.Store.JobFinish(ctx, []store.JobOutcome{e.retry(store.JobOutcome{Job: o.Job}, err)}, e.now())
+		}
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		written++
+		applied[i] = len(ok) == 1 && ok[0]
+	}
+	if written == 0 && lastErr != nil {
+		return nil, lastErr
+	}
+	return applied, nil
 }
 
 // runGuarded runs one job; a panic fails that job alone, with its id in the

@@ -257,9 +257,8 @@ func wideObject(n int) string {
 	return b.String()
 }
 
-// headerVariants are bad values of the headers Herald reads (except
-// Idempotency-Key, whose validation lives with the idempotency code) and of
-// one it does not; sent in process, so no transport refuses them first.
+// headerVariants are bad values of the headers Herald reads and of one it
+// does not; sent in process, so no transport refuses them first.
 func headerVariants(apiKey string) []struct{ name, header, value string } {
 	return []struct{ name, header, value string }{
 		{"request-id-ff", "X-Request-Id", "\xff\xfe"}, {"request-id-nul", "X-Request-Id", "a\x00b"},
@@ -268,6 +267,10 @@ func headerVariants(apiKey string) []struct{ name, header, value string } {
 		{"auth-ff", "Authorization", "ApiKey \xff\xfe"}, {"auth-nul", "Authorization", "ApiKey " + apiKey + "\x00"},
 		{"auth-crlf", "Authorization", "ApiKey " + apiKey + "\r\nX: y"}, {"bearer-junk", "Authorization", "Bearer \xff.\x00.%"},
 		{"content-type-ff", "Content-Type", "text/plain; charset=\xff"}, {"unknown-nul", "X-Junk", "\x00\xff\r\n"},
+		{"idempotency-key-ff", "Idempotency-Key", "\xff\xfe"}, {"idempotency-key-nul", "Idempotency-Key", "k\x00"},
+		{"idempotency-key-surrogate", "Idempotency-Key", "k\xed\xa0\x80"}, {"idempotency-key-crlf", "Idempotency-Key", "k\r\nX: y"},
+		{"idempotency-key-256", "Idempotency-Key", strings.Repeat("k", 256)}, {"idempotency-key-900KiB", "Idempotency-Key", strings.Repeat("k", 900<<10)},
+		{"idempotency-key-like", "Idempotency-Key", "%_'\\--"},
 	}
 }
 

@@ -39,6 +39,8 @@ var hostileTemplates = []struct{ name, body, want string }{
 	{"range as a value", `{{ (1..1000000000) | join: "," }}`, "larger than"},
 	{"undefined filter", `{{ "x" | no_such_filter }}`, "undefined filter"},
 	{"link from the payload", `{{ payload.text }}`, ""},
+	{"NUL made by a filter", `a{{ "%00" | url_decode }}b`, "not valid UTF-8 or holds a NUL"},
+	{"invalid UTF-8 made by a filter", `{{ "%C3%28" | url_decode }}`, "not valid UTF-8 or holds a NUL"},
 }
 
 // TestHostileTemplates triggers every hostile template through a workflow,

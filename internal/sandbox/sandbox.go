@@ -17,6 +17,8 @@ import (
 
 	"github.com/osteele/liquid/parser"
 	lrender "github.com/osteele/liquid/render"
+
+	"github.com/herald-notify/herald/internal/textcheck"
 )
 
 // Limits bound one render: all the templates of one workflow step, rendered
@@ -87,6 +89,7 @@ const (
 	ReasonPanic      = "panic"      // a filter or tag panicked
 	ReasonRender     = "render"     // a Liquid error: bad filter arguments, undefined filter, …
 	ReasonURL        = "url"        // a link is not an http(s) URL or a relative path
+	ReasonText       = "text"       // the output is not valid UTF-8 or holds a NUL
 )
 
 // Error is why a template could not be rendered.
@@ -241,8 +244,14 @@ func (r *Run) Render(src string, vars map[string]any) (string, error) {
 	if err := r.render(node, w, scope); err != nil {
 		return "", err
 	}
-	b.total += len(w.buf)
-	return string(w.buf), nil
+	out := string(w.buf)
+	if textcheck.Text(out) != nil {
+		// url_decode can make NUL bytes and invalid UTF-8, which no store
+		// holds alike (PostgreSQL refuses them): the step fails instead.
+		return "", newError(ReasonText, "the rendered text is not valid UTF-8 or holds a NUL character")
+	}
+	b.total += len(out)
+	return out, nil
 }
 
 // render renders under panic recovery; a budget failure wins over whatever

@@ -108,6 +108,8 @@ func TestHostile(t *testing.T) {
 		{"spoofed forloop", "{% assign forloop = 1 %}{% cycle 'a' %}", ReasonRender},
 		{"break outside loop", "{% break %}", ReasonRender},
 		{"bad loop limit", "{% for i in (1..3) limit: 'x' %}{% endfor %}", ReasonRender},
+		{"NUL from url_decode", "a{{ '%00' | url_decode }}b", ReasonText},
+		{"invalid UTF-8 from url_decode", "{{ '%ff%fe' | url_decode }}", ReasonText},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
