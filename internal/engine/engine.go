@@ -258,7 +258,7 @@ func (e *Engine) RunOnce(ctx context.Context) (int, error) {
 		// Nothing of the batch was written. One outcome the store refuses
 		// must not hold back the others: write them one at a time.
 		e.log.Error("writing a batch of job outcomes; writing them one by one", "count", len(outcomes), "err", err)
-		if applied, err = e.finishEach(ctx, outcomes); err != nil {
+		if applied, err = e.finishEach(ctx, outcomes, err); err != nil {
 			return 0, err
 		}
 	}
@@ -274,12 +274,15 @@ func (e *Engine) RunOnce(ctx context.Context) (int, error) {
 // replaced by a retry of its job with backoff. If even that cannot be
 // written, the job's lease expires and the rescue loop queues it. It fails
 // only when no outcome could be written.
-func (e *Engine) finishEach(ctx context.Context, outcomes []store.JobOutcome) ([]bool, error) {
+func (e *Engine) finishEach(ctx context.Context, outcomes []store.JobOutcome, cause error) ([]bool, error) {
 	applied := make([]bool, len(outcomes))
 	var lastErr error
 	written := 0
 	for i, o := range outcomes {
-		ok, err := e.o.Store.JobFinish(ctx, []store.JobOutcome{o}, e.now())
+		ok, err := []bool(nil), cause
+		if len(outcomes) > 1 { // a batch of one was just refused
+			ok, err = e.o.Store.JobFinish(ctx, []store.JobOutcome{o}, e.now())
+		}
 		if err != nil {
 			e.log.Error("writing a job outcome; retrying the job", "jobId", o.Job.ID, "err", err)
 			ok, err = e.o.Store.JobFinish(ctx, []store.JobOutcome{e.retry(store.JobOutcome{Job: o.Job}, err)}, e.now())
