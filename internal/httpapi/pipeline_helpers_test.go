@@ -96,6 +96,16 @@ func (h *harness) event(t testing.TB, notificationID string) map[string]any {
 	return res.Object(t)
 }
 
+// onlyJob is the one job of the one notification of a transaction.
+func (h *harness) onlyJob(t testing.TB, transactionID string) map[string]any {
+	t.Helper()
+	list := objects(t, h.events(t, url.Values{"transactionId": {transactionID}})["data"])
+	require.Len(t, list, 1, transactionID)
+	jobs := objects(t, h.event(t, list[0]["_id"].(string))["jobs"])
+	require.Len(t, jobs, 1, transactionID)
+	return jobs[0]
+}
+
 // events lists notifications as the development key.
 func (h *harness) events(t testing.TB, q url.Values) map[string]any {
 	t.Helper()

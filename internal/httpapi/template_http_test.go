@@ -3,7 +3,6 @@ package httpapi_test
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -68,9 +67,7 @@ func TestHostileTemplates(t *testing.T) {
 		drain(t, eng)
 		t.Logf("%d hostile and %d good jobs in %s", len(hostileTemplates), len(hostileTemplates), time.Since(start).Round(time.Millisecond))
 		for i, tc := range hostileTemplates {
-			list := objects(t, h.events(t, url.Values{"transactionId": {fmt.Sprintf("tx-hostile-%d", i)}})["data"])
-			require.Len(t, list, 1, tc.name)
-			job := objects(t, h.event(t, list[0]["_id"].(string))["jobs"])[0]
+			job := h.onlyJob(t, fmt.Sprintf("tx-hostile-%d", i))
 			details := objects(t, job["executionDetails"])
 			last := details[len(details)-1]
 			if tc.want == "" {
@@ -182,8 +179,7 @@ func TestUnsafeLinkAtRender(t *testing.T) {
 		}
 		require.ElementsMatch(t, []string{"https://example.com/ok", "/relative/ok"}, got)
 		for _, i := range []int{0, 2} {
-			list := objects(t, h.events(t, url.Values{"transactionId": {fmt.Sprintf("tx-link-%d", i)}})["data"])
-			job := objects(t, h.event(t, list[0]["_id"].(string))["jobs"])[0]
+			job := h.onlyJob(t, fmt.Sprintf("tx-link-%d", i))
 			require.Equal(t, "failed", job["status"])
 			details := objects(t, job["executionDetails"])
 			detail := details[len(details)-1]["detail"].(string)
