@@ -108,16 +108,6 @@ func (e *Error) Error() string {
 	return e.Msg
 }
 
-// Budget reports whether the error is a budget being exceeded (as opposed to
-// a template that is wrong).
-func (e *Error) Budget() bool {
-	switch e.Reason {
-	case ReasonTimeout, ReasonIterations, ReasonOutput, ReasonValue, ReasonWork:
-		return true
-	}
-	return false
-}
-
 // maxMessage bounds the text of an error: Liquid errors quote the source.
 const maxMessage = 300
 
@@ -151,16 +141,10 @@ func New(l Limits) *Sandbox {
 	return s
 }
 
-// Limits returns the sandbox's limits.
-func (s *Sandbox) Limits() Limits { return s.limits }
-
 // Check parses a template, reporting a syntax error or a template too long.
 func (s *Sandbox) Check(src string) error {
 	_, err := s.compile(src)
-	if err != nil {
-		return err
-	}
-	return nil
+	return err
 }
 
 // compile returns the parsed template, from the cache when it was parsed before.
