@@ -1,10 +1,8 @@
 package main
 
 import (
-	"database/sql"
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -34,19 +32,7 @@ func TestServeSurvivesHostileTemplates(t *testing.T) {
 	for _, kind := range testdb.Kinds {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
-			env := []string{"HERALD_DATA_DIR=" + dir, "HERALD_DATABASE_URL="}
-			var db *sql.DB
-			var err error
-			if kind == "postgres" {
-				url := testdb.NewPostgresSchema(t)
-				env[1] = "HERALD_DATABASE_URL=" + url
-				db, err = sql.Open("pgx", url)
-			} else {
-				db, err = sql.Open("sqlite", "file:"+filepath.Join(dir, "herald.db")+"?_pragma=busy_timeout(10000)")
-			}
-			require.NoError(t, err)
-			t.Cleanup(func() { db.Close() })
+			env, db := serveStore(t, kind)
 			s := startServer(t, bin, env)
 
 			payload := map[string]any{"items": []any{"a"}, "mixed": []any{nil, map[string]any{"a": 1}, nil}}

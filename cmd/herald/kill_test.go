@@ -165,22 +165,30 @@ func TestKilledServerLosesNothing(t *testing.T) {
 	for _, kind := range testdb.Kinds {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
-			env := []string{"HERALD_DATA_DIR=" + dir, "HERALD_DATABASE_URL="}
-			var db *sql.DB
-			var err error
-			if kind == "postgres" {
-				url := testdb.NewPostgresSchema(t)
-				env[1] = "HERALD_DATABASE_URL=" + url
-				db, err = sql.Open("pgx", url)
-			} else {
-				db, err = sql.Open("sqlite", "file:"+filepath.Join(dir, "herald.db")+"?_pragma=busy_timeout(10000)")
-			}
-			require.NoError(t, err)
-			t.Cleanup(func() { db.Close() })
+			env, db := serveStore(t, kind)
 			killAndRestart(t, bin, env, db)
 		})
 	}
+}
+
+// serveStore is the environment of a `herald serve` on a fresh store of
+// the kind, and a connection of the test's own to that store.
+func serveStore(t *testing.T, kind string) ([]string, *sql.DB) {
+	t.Helper()
+	dir := t.TempDir()
+	env := []string{"HERALD_DATA_DIR=" + dir, "HERALD_DATABASE_URL="}
+	var db *sql.DB
+	var err error
+	if kind == "postgres" {
+		url := testdb.NewPostgresSchema(t)
+		env[1] = "HERALD_DATABASE_URL=" + url
+		db, err = sql.Open("pgx", url)
+	} else {
+		db, err = sql.Open("sqlite", "file:"+filepath.Join(dir, "herald.db")+"?_pragma=busy_timeout(10000)")
+	}
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	return env, db
 }
 
 func killAndRestart(t *testing.T, bin string, env []string, db *sql.DB) {
