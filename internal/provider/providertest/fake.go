@@ -1,0 +1,152 @@
+// Package providertest holds what every provider's wire fake shares and the
+// one suite every provider passes against its fake: a local server that
+// speaks the provider's protocol (HTTP, HTTP/2 over TLS, SMTP), checks what
+// a real provider checks (credentials, required fields), answers with the
+// provider's own success and error bodies, and records what it received.
+//
+// The fakes are ordinary code, not test files, so that end-to-end tests of
+// other packages and the delivery benchmark can run them too.
+package providertest
+
+import (
+	"crypto/x509"
+	"net/http"
+	"sync"
+
+	"github.com/herald-notify/herald/internal/provider"
+)
+
+// Delivery is what a fake received, in provider-neutral terms.
+type Delivery struct {
+	// E-mail addresses, or the phone number of an SMS (To[0]).
+	To, Cc, Bcc []string
+	From        string // the sender address (SMS: the sender id)
+	SenderName  string
+	ReplyTo     string
+	Subject     string // e-mail subject, push title
+	HTML, Text  string
+	Content     string // SMS, chat and push body
+	Tokens      []string
+	Data        map[string]any
+	// IdempotencyKey is the key the request carried ("" when none).
+	IdempotencyKey string
+	Header         http.Header
+	// Body is the raw request body (an SMTP message's DATA).
+	Body []byte
+	// MessageID is the id the fake answered with.
+	MessageID string
+}
+
+// Failure is an answer a fake can be told to give, in the provider's shape.
+type Failure int
+
+// The failures.
+const (
+	None Failure = iota
+	// Rejected is a permanent refusal of the message (invalid recipient, bad request).
+	Rejected
+	// Unavailable is a transient server failure (5xx; SMTP 421).
+	Unavailable
+	// RateLimited is the provider's rate limit answer, with Retry-After: 7 where it sends one.
+	RateLimited
+	// InvalidToken refuses a push token as no longer registered.
+	InvalidToken
+	// Hang gives no answer until the client gives up.
+	Hang
+)
+
+// Traits say which parts of the suite apply to a provider.
+type Traits struct {
+	// RetryAfter: the rate-limit answer carries Retry-After: 7.
+	RetryAfter bool
+	// Overrides: the request body is JSON into which overrides are merged.
+	Overrides bool
+	// Idempotency: the request carries the message's idempotency key.
+	Idempotency bool
+	// Origin: calls go to an origin that credentials.baseUrl replaces; the
+	// fake's credentials set baseUrl with a path prefix the fake requires.
+	Origin bool
+}
+
+// Fake is a provider's local wire fake.
+type Fake interface {
+	// Credentials are valid credentials that point the provider at the fake.
+	Credentials() provider.Credentials
+	// BadCredentials are credentials the fake refuses as the provider does
+	// (nil when the provider has none, e.g. chat webhooks).
+	BadCredentials() provider.Credentials
+	// Address completes a message with where it goes (chat: a webhook URL
+	// at the fake; push: device tokens the fake knows; e-mail and SMS: kept).
+	Address(m *provider.Message)
+	// Fail makes the next n answers fail as f.
+	Fail(f Failure, n int)
+	// Received lists what the fake accepted, in order.
+	Received() []Delivery
+	// Requests counts every request (or SMTP transaction) it saw, accepted or not.
+	Requests() int
+	// Roots are the CAs a client needs to trust the fake (nil: plain text).
+	Roots() *x509.CertPool
+	Traits() Traits
+	Close()
+}
+
+// Base keeps a fake's records and scripted failures; fakes embed it.
+type Base struct {
+	mu         sync.Mutex
+	deliveries []Delivery
+	failures   []Failure
+	requests   int
+}
+
+// Fail scripts the next n answers.
+func (b *Base) Fail(f Failure, n int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for range n {
+		b.failures = append(b.failures, f)
+	}
+}
+
+// Next counts a request and pops the failure it must answer with (None when unscripted).
+func (b *Base) Next() Failure {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.requests++
+	if len(b.failures) == 0 {
+		return None
+	}
+	f := b.failures[0]
+	b.failures = b.failures[1:]
+	return f
+}
+
+// Record keeps an accepted delivery.
+func (b *Base) Record(d Delivery) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.deliveries = append(b.deliveries, d)
+}
+
+// Received lists the accepted deliveries.
+func (b *Base) Received() []Delivery {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]Delivery(nil), b.deliveries...)
+}
+
+// Requests counts the requests seen.
+func (b *Base) Requests() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.requests
+}
+
+// Reset forgets what was received (benchmarks reuse a fake).
+func (b *Base) Reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.deliveries, b.failures, b.requests = nil, nil, 0
+}
+
+// HangUntilGone blocks until the client gives up on the request.
+func HangUntilGone(r *http.Request) { <-r.Context().Done() }

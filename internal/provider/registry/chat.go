@@ -1,0 +1,6 @@
+package registry
+
+import "github.com/herald-notify/herald/internal/provider"
+
+// chat lists the chat providers.
+var chat = []provider.Entry{}
