@@ -10,8 +10,10 @@ package providertest
 
 import (
 	"crypto/x509"
+	"io"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/herald-notify/herald/internal/provider"
 )
@@ -148,5 +150,13 @@ func (b *Base) Reset() {
 	b.deliveries, b.failures, b.requests = nil, nil, 0
 }
 
-// HangUntilGone blocks until the client gives up on the request.
-func HangUntilGone(r *http.Request) { <-r.Context().Done() }
+// HangUntilGone blocks until the client gives up on the request (or a
+// minute passes). The body is read first: the server notices a client gone
+// only once it has read the request.
+func HangUntilGone(r *http.Request) {
+	_, _ = io.Copy(io.Discard, r.Body)
+	select {
+	case <-r.Context().Done():
+	case <-time.After(time.Minute):
+	}
+}

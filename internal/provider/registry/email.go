@@ -1,6 +1,9 @@
 package registry
 
-import "github.com/herald-notify/herald/internal/provider"
+import (
+	"github.com/herald-notify/herald/internal/provider"
+	"github.com/herald-notify/herald/internal/provider/email/sendgrid"
+)
 
-// email lists the email providers.
-var email = []provider.Entry{}
+// email lists the e-mail providers.
+var email = []provider.Entry{sendgrid.Entry}
