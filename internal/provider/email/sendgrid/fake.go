@@ -93,9 +93,9 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 			Cc  []struct{ Email string } `json:"cc"`
 			Bcc []struct{ Email string } `json:"bcc"`
 		} `json:"personalizations"`
-		From    struct{ Email, Name string } `json:"from"`
-		ReplyTo *struct{ Email string }      `json:"reply_to"`
-		Subject string                       `json:"subject"`
+		From    struct{ Email, Name string }   `json:"from"`
+		ReplyTo *struct{ Email string }        `json:"reply_to"`
+		Subject string                         `json:"subject"`
 		Content []struct{ Type, Value string } `json:"content"`
 	}
 	if err := json.Unmarshal(raw, &body); err != nil || len(body.Personalizations) == 0 || len(body.Personalizations[0].To) == 0 ||
