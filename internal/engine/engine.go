@@ -320,7 +320,7 @@ func (e *Engine) retry(o store.JobOutcome, cause error) store.JobOutcome {
 		return e.fail(o, "Internal", fmt.Sprintf("Gave up after %d attempts: %v", o.Job.Attempts, cause))
 	}
 	wait := backoff(o.Job.Attempts)
-	o.Status, o.RunAt, o.Error, o.Message, o.ContinueWorkflow, o.SkipRest, o.Handled = store.JobQueued, e.now().Add(wait), cause.Error(), nil, false, false, false
+	o.Status, o.RunAt, o.Error, o.Messages, o.ContinueWorkflow, o.SkipRest, o.Handled = store.JobQueued, e.now().Add(wait), cause.Error(), nil, false, false, false
 	o.Details = []store.ExecutionDetail{e.detail(o, "Warning", "Internal",
 		fmt.Sprintf("Temporary failure, retrying in %s: %v", wait.Round(time.Millisecond), cause), nil)}
 	return o

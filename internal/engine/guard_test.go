@@ -33,7 +33,7 @@ func TestRunGuardedFailsOnlyThatJob(t *testing.T) {
 	c.Job.ID = "job-2"
 	o, _ = e.runGuarded(c)
 	require.Equal(t, store.JobCompleted, o.Status)
-	require.Equal(t, "hi", o.Message.Content)
+	require.Equal(t, "hi", o.Messages[0].Content)
 }
 
 func TestProtectKeepsLoopsAlive(t *testing.T) {

@@ -21,7 +21,7 @@ type refusing struct{ store.Store }
 
 func (r refusing) JobFinish(ctx context.Context, outcomes []store.JobOutcome, now time.Time) ([]bool, error) {
 	for _, o := range outcomes {
-		if o.Message != nil && strings.Contains(o.Message.Content, "poison") {
+		if len(o.Messages) > 0 && strings.Contains(o.Messages[0].Content, "poison") {
 			return nil, errors.New("refused: poison")
 		}
 	}

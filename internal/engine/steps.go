@@ -78,7 +78,7 @@ func (e *Engine) inApp(o store.JobOutcome, c store.Claimed, ctl map[string]any) 
 	if d, ok := ctl["data"].(map[string]any); ok {
 		m.Data, _ = json.Marshal(d)
 	}
-	o.Message, o.Status = m, store.JobCompleted
+	o.Messages, o.Status = []*store.Message{m}, store.JobCompleted
 	raw, _ := json.Marshal(map[string]string{"messageId": m.ID})
 	rs := string(raw)
 	o.Details = append(o.Details, e.detail(o, "Success", "Internal", "In-app message created", &rs))

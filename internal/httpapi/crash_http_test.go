@@ -117,7 +117,7 @@ func TestCrashedWorkerLeaseRescue(t *testing.T) {
 				NotificationID: c.Job.NotificationID, JobID: c.Job.ID, SubscriberID: c.Job.SubscriberID,
 				WorkflowID: c.Job.WorkflowID, TransactionID: c.Job.TransactionID, Channel: "in_app", ProviderID: "svc",
 				Content: "stale", Status: "sent", CreatedAt: clock.Now(), UpdatedAt: clock.Now()}
-			outcomes[i] = store.JobOutcome{Job: c.Job, Status: store.JobCompleted, Message: m, ContinueWorkflow: true}
+			outcomes[i] = store.JobOutcome{Job: c.Job, Status: store.JobCompleted, Messages: []*store.Message{m}, ContinueWorkflow: true}
 		}
 		applied, err := h.DB.JobFinish(ctx, outcomes, clock.Now())
 		require.NoError(t, err)

@@ -5,7 +5,8 @@ import (
 	"time"
 )
 
-// Message is what a step delivered: an inbox message for in_app steps.
+// Message is what a step delivered: an inbox message for in_app steps, a
+// delivery through a provider for e-mail, SMS, chat and push steps.
 type Message struct {
 	ID                 string
 	OrganizationID     string
@@ -36,6 +37,34 @@ type Message struct {
 	Deleted            bool
 	CreatedAt          time.Time
 	UpdatedAt          time.Time
+	// Target tells the messages of one job apart ("" for a job's only
+	// message; the integration and webhook of a chat message, the
+	// integration of a push message): a job delivers once per target.
+	Target string
+	// IntegrationID is the integration that delivered it.
+	IntegrationID string
+	// ProviderMessageID is the provider's id of the delivery.
+	ProviderMessageID string
+	// ErrorText says why a message with status "error" failed.
+	ErrorText string
+	// Delivery holds where it went: {"to":[…]} for e-mail, {"phone"} for
+	// SMS, {"deviceTokens":[…]} for push, {"webhookHost"} for chat.
+	Delivery JSON
+}
+
+// Message statuses of provider deliveries.
+const (
+	MessageSent  = "sent"
+	MessageError = "error"
+)
+
+// MessageListParams filters the messages listing (GET /v1/messages).
+type MessageListParams struct {
+	Scope
+	Channel        string
+	SubscriberID   string   // the subscriber's _id
+	TransactionIDs []string // any of them
+	Page, Limit    int
 }
 
 // PayloadCondition is an exact-equality condition on a payload path.
@@ -103,4 +132,7 @@ type Inbox interface {
 	MessageDelete(ctx context.Context, scope Scope, messageID string) error
 	NotificationGet(ctx context.Context, scope Scope, id string) (NotificationDetail, error)
 	NotificationList(ctx context.Context, p *NotificationListParams) ([]NotificationDetail, bool, error)
+	// MessageList pages the messages of every channel, newest first, with
+	// their total (counted up to TotalCountCap).
+	MessageList(ctx context.Context, p *MessageListParams) ([]Message, int, error)
 }

@@ -170,6 +170,9 @@ type Subscribers interface {
 	SubscriberChannelUpdate(ctx context.Context, p *ChannelUpdate) (Subscriber, error)
 	// SubscriberChannelDelete removes every entry of a provider.
 	SubscriberChannelDelete(ctx context.Context, scope Scope, subscriberID, providerID string) (Subscriber, error)
+	// SubscriberTokensRemove removes device tokens from the channel entry of
+	// one integration of a subscriber; it reports how many went.
+	SubscriberTokensRemove(ctx context.Context, scope Scope, subscriberID, integrationID string, tokens []string) (int, error)
 	// SubscriberBulkInsert inserts many new subscribers at once (seeding).
 	SubscriberBulkInsert(ctx context.Context, subs []Subscriber) error
 }

@@ -109,6 +109,10 @@ type Job struct {
 	ScheduleExtensionsCount int
 	CreatedAt               time.Time
 	UpdatedAt               time.Time
+	// IntegrationID is the integration a delivery job uses ("" before it picks one).
+	IntegrationID string
+	// Delivery is a delivery job's state across its attempts (engine-owned JSON).
+	Delivery JSON
 }
 
 // ExecutionDetail records one thing that happened to a job.
@@ -179,10 +183,15 @@ type JobOutcome struct {
 	Job    Job    // as claimed (ID and Attempts guard against a stale worker)
 	Status string // completed, failed, queued (retry), delayed, skipped, canceled
 	// RunAt is when a queued (retried) or delayed job runs next.
-	RunAt   time.Time
-	Error   string
-	Message *Message
-	Details []ExecutionDetail
+	RunAt time.Time
+	Error string
+	// Messages are written once per (job, target), whatever the status: a
+	// retried chat or push job keeps the messages of the targets it reached.
+	Messages []*Message
+	Details  []ExecutionDetail
+	// IntegrationID and Delivery, when set, are written on the job.
+	IntegrationID string
+	Delivery      JSON
 	// Digest, when set, is written as the job's digest metadata.
 	Digest JSON
 	// ContinueWorkflow queues the next step of the notification.

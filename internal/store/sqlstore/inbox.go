@@ -15,20 +15,26 @@ import (
 
 const messageCols = "id, organization_id, environment_id, notification_id, job_id, subscriber_id, workflow_id," +
 	" template_identifier, transaction_id, channel, provider_id, content, subject, avatar, cta, actor, payload, data, tags," +
-	" overrides, status, read, seen, archived, last_read_at, last_seen_at, deleted, created_at, updated_at"
+	" overrides, status, read, seen, archived, last_read_at, last_seen_at, deleted, created_at, updated_at," +
+	" target, integration_id, provider_message_id, error_text, delivery"
 
 func scanMessage(row interface{ Scan(...any) error }) (store.Message, error) {
 	var m store.Message
 	var cta, payload, overrides string
-	var actor, data, tags sql.NullString
+	var actor, data, tags, integration, providerMessage, errorText, delivery sql.NullString
 	var lastRead, lastSeen sql.NullInt64
 	var created, updated int64
 	err := row.Scan(&m.ID, &m.OrganizationID, &m.EnvironmentID, &m.NotificationID, &m.JobID, &m.SubscriberID,
 		&m.WorkflowID, &m.TemplateIdentifier, &m.TransactionID, &m.Channel, &m.ProviderID, &m.Content, &m.Subject,
 		&m.Avatar, &cta, &actor, &payload, &data, &tags, &overrides, &m.Status, &m.Read, &m.Seen, &m.Archived,
-		&lastRead, &lastSeen, &m.Deleted, &created, &updated)
+		&lastRead, &lastSeen, &m.Deleted, &created, &updated, &m.Target, &integration, &providerMessage, &errorText,
+		&delivery)
 	if err != nil {
 		return m, notFound(err)
+	}
+	m.IntegrationID, m.ProviderMessageID, m.ErrorText = integration.String, providerMessage.String, errorText.String
+	if delivery.Valid {
+		m.Delivery = store.JSON(delivery.String)
 	}
 	m.CTA, m.Payload, m.Overrides = store.JSON(cta), store.JSON(payload), store.JSON(overrides)
 	if actor.Valid {
@@ -47,7 +53,7 @@ func scanMessage(row interface{ Scan(...any) error }) (store.Message, error) {
 	return m, nil
 }
 
-// insertMessages writes messages once per job, on PostgreSQL a chunk per
+// insertMessages writes messages once per (job, target), on PostgreSQL a chunk per
 // statement; the in-app ones inserted are added to counts.
 func (db *DB) insertMessages(ctx context.Context, q querier, msgs []*store.Message, counts *pendingCounts) error {
 	if db.d.name != "postgres" {
@@ -64,7 +70,7 @@ func (db *DB) insertMessages(ctx context.Context, q querier, msgs []*store.Messa
 		var a args
 		rows := make([]string, len(chunk))
 		for i, m := range chunk {
-			byJob[m.JobID] = m
+			byJob[m.JobID+"\x00"+m.Target] = m
 			vals := messageValues(m)
 			ph := make([]string, len(vals))
 			for k, v := range vals {
@@ -73,17 +79,17 @@ func (db *DB) insertMessages(ctx context.Context, q querier, msgs []*store.Messa
 			rows[i] = "(" + strings.Join(ph, ", ") + ")"
 		}
 		res, err := q.QueryContext(ctx, "INSERT INTO messages ("+messageCols+") VALUES "+strings.Join(rows, ", ")+
-			" ON CONFLICT (job_id) DO NOTHING RETURNING job_id", a...)
+			" ON CONFLICT (job_id, target) DO NOTHING RETURNING job_id, target", a...)
 		if err != nil {
 			return fmt.Errorf("sqlstore: insert messages: %w", err)
 		}
 		for res.Next() {
-			var jobID string
-			if err := res.Scan(&jobID); err != nil {
+			var jobID, target string
+			if err := res.Scan(&jobID, &target); err != nil {
 				res.Close()
 				return err
 			}
-			if m := byJob[jobID]; m != nil && m.Channel == "in_app" && !m.Deleted {
+			if m := byJob[jobID+"\x00"+target]; m != nil && m.Channel == "in_app" && !m.Deleted {
 				counts.add(m)
 			}
 		}
@@ -105,15 +111,24 @@ func messageValues(m *store.Message) []any {
 		m.TemplateIdentifier, m.TransactionID, m.Channel, m.ProviderID, m.Content, m.Subject, m.Avatar,
 		orJSON(m.CTA, "{}"), nullJSON(m.Actor), orJSON(m.Payload, "{}"), nullJSON(m.Data), tags,
 		orJSON(m.Overrides, "{}"), m.Status, m.Read, m.Seen, m.Archived, nullMS(m.LastReadAt), nullMS(m.LastSeenAt),
-		m.Deleted, ms(m.CreatedAt), ms(m.UpdatedAt)}
+		m.Deleted, ms(m.CreatedAt), ms(m.UpdatedAt), m.Target, nullString(m.IntegrationID),
+		nullString(m.ProviderMessageID), nullString(m.ErrorText), nullJSON(m.Delivery)}
 }
 
-// insertMessage writes a message once per job: a re-run adds nothing. An
+// nullString is NULL for "".
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// insertMessage writes a message once per (job, target): a re-run adds nothing. An
 // in-app message inserted is added to counts, which the caller applies.
 func insertMessage(ctx context.Context, q querier, m *store.Message, counts *pendingCounts) error {
 	res, err := q.ExecContext(ctx, "INSERT INTO messages ("+messageCols+") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,"+
-		" $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29)"+
-		" ON CONFLICT (job_id) DO NOTHING", messageValues(m)...)
+		" $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32,"+
+		" $33, $34) ON CONFLICT (job_id, target) DO NOTHING", messageValues(m)...)
 	if err != nil {
 		return err
 	}
@@ -470,7 +485,7 @@ func (db *DB) notificationDetails(ctx context.Context, ns []store.Notification) 
 	}
 	jobs := map[string][]store.Job{}
 	var a args
-	rows, err := db.r.QueryContext(ctx, "SELECT "+jobCols+" FROM jobs WHERE notification_id IN ("+a.list(nIDs)+
+	rows, err := db.r.QueryContext(ctx, "SELECT "+jobReadCols+" FROM jobs WHERE notification_id IN ("+a.list(nIDs)+
 		") ORDER BY step_index, created_at, id", a...)
 	if err != nil {
 		return nil, err

@@ -49,16 +49,23 @@ const jobCols = "id, organization_id, environment_id, notification_id, subscribe
 	" step_index, type, provider_id, status, run_at, lease_until, attempts, digest, digest_key, error," +
 	" schedule_extensions_count, created_at, updated_at"
 
+// jobReadCols are jobCols and the columns a trigger leaves to the workers.
+const jobReadCols = jobCols + ", integration_id, delivery"
+
 func scanJob(row interface{ Scan(...any) error }) (store.Job, error) {
 	var j store.Job
 	var runAt, created, updated int64
 	var lease sql.NullInt64
-	var digest, digestKey sql.NullString
+	var digest, digestKey, integration, delivery sql.NullString
 	err := row.Scan(&j.ID, &j.OrganizationID, &j.EnvironmentID, &j.NotificationID, &j.SubscriberID, &j.WorkflowID,
 		&j.TransactionID, &j.StepID, &j.StepIndex, &j.Type, &j.ProviderID, &j.Status, &runAt, &lease, &j.Attempts,
-		&digest, &digestKey, &j.Error, &j.ScheduleExtensionsCount, &created, &updated)
+		&digest, &digestKey, &j.Error, &j.ScheduleExtensionsCount, &created, &updated, &integration, &delivery)
 	if err != nil {
 		return j, notFound(err)
+	}
+	j.IntegrationID = integration.String
+	if delivery.Valid {
+		j.Delivery = store.JSON(delivery.String)
 	}
 	j.RunAt, j.LeaseUntil = fromMS(runAt), fromNullMS(lease)
 	if digest.Valid {
@@ -456,7 +463,7 @@ func (db *DB) claimRows(ctx context.Context, limit int, lease time.Duration, now
 	defer db.gate.release(true)
 	rows, err := db.w.QueryContext(ctx, "UPDATE jobs SET status = 'running', lease_until = $1, attempts = attempts + 1,"+
 		" updated_at = $2 WHERE id IN (SELECT id FROM jobs WHERE status = 'queued' AND run_at <= $2 ORDER BY run_at, id"+
-		" LIMIT $3"+skip+") RETURNING "+jobCols, ms(now.Add(lease)), ms(now), limit)
+		" LIMIT $3"+skip+") RETURNING "+jobReadCols, ms(now.Add(lease)), ms(now), limit)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: claim: %w", err)
 	}
@@ -611,9 +618,7 @@ func (db *DB) JobFinish(ctx context.Context, outcomes []store.JobOutcome, now ti
 					return err
 				}
 			}
-			if o.Message != nil {
-				msgs = append(msgs, o.Message)
-			}
+			msgs = append(msgs, o.Messages...)
 			details = append(details, o.Details...)
 			if o.ContinueWorkflow {
 				next = append(next, o.Job)
@@ -664,11 +669,13 @@ func (db *DB) finishJobRows(ctx context.Context, tx *sql.Tx, outcomes []store.Jo
 			}
 			rows[i] = "(CAST(" + a.add(o.Job.ID) + " AS TEXT), CAST(" + a.add(o.Job.Attempts) + " AS BIGINT), CAST(" +
 				a.add(o.Status) + " AS TEXT), CAST(" + a.add(o.Error) + " AS TEXT), CAST(" + a.add(ms(runAt)) +
-				" AS BIGINT), CAST(" + a.add(nullJSON(o.Digest)) + " AS TEXT))"
+				" AS BIGINT), CAST(" + a.add(nullJSON(o.Digest)) + " AS TEXT), CAST(" + a.add(nullString(o.IntegrationID)) +
+				" AS TEXT), CAST(" + a.add(nullJSON(o.Delivery)) + " AS TEXT))"
 		}
-		res, err := tx.QueryContext(ctx, "WITH v(id, attempts, status, error, run_at, digest) AS (VALUES "+
-			strings.Join(rows, ", ")+") UPDATE jobs SET status = v.status, lease_until = NULL, error = v.error,"+
-			" run_at = v.run_at, updated_at = $1, digest = coalesce(v.digest, jobs.digest) FROM v"+
+		res, err := tx.QueryContext(ctx, "WITH v(id, attempts, status, error, run_at, digest, integration_id, delivery) AS"+
+			" (VALUES "+strings.Join(rows, ", ")+") UPDATE jobs SET status = v.status, lease_until = NULL, error = v.error,"+
+			" run_at = v.run_at, updated_at = $1, digest = coalesce(v.digest, jobs.digest),"+
+			" integration_id = coalesce(v.integration_id, jobs.integration_id), delivery = coalesce(v.delivery, jobs.delivery) FROM v"+
 			" WHERE jobs.id = v.id AND jobs.status = 'running' AND jobs.attempts = v.attempts RETURNING jobs.id", a...)
 		if err != nil {
 			return nil, fmt.Errorf("sqlstore: finish jobs: %w", err)

@@ -418,3 +418,21 @@ func (db *DB) subscribersBySubscriberID(ctx context.Context, q querier, environm
 func (db *DB) SubscriberGetMany(ctx context.Context, scope store.Scope, subscriberIDs []string) (map[string]store.Subscriber, error) {
 	return db.subscribersBySubscriberID(ctx, db.r, scope.EnvironmentID, subscriberIDs)
 }
+
+// SubscriberTokensRemove implements store.Subscribers.
+func (db *DB) SubscriberTokensRemove(ctx context.Context, scope store.Scope, subscriberID, integrationID string, tokens []string) (int, error) {
+	removed := 0
+	_, err := db.subscriberChannelsChange(ctx, scope, subscriberID, func(chs []store.ChannelSettings) ([]store.ChannelSettings, error) {
+		for i := range chs {
+			if chs[i].IntegrationID != integrationID {
+				continue
+			}
+			before := len(chs[i].Credentials.DeviceTokens)
+			chs[i].Credentials.DeviceTokens = slices.DeleteFunc(chs[i].Credentials.DeviceTokens,
+				func(t string) bool { return slices.Contains(tokens, t) })
+			removed += before - len(chs[i].Credentials.DeviceTokens)
+		}
+		return chs, nil
+	})
+	return removed, err
+}
