@@ -43,6 +43,8 @@ type Options struct {
 	Now func() time.Time
 	// Sandbox renders the steps' templates (default: sandbox.DefaultLimits).
 	Sandbox *sandbox.Sandbox
+	// Delivery configures the providers' calls.
+	Delivery DeliveryOptions
 }
 
 // Engine runs jobs.
@@ -52,6 +54,8 @@ type Engine struct {
 	now  func() time.Time
 	wake chan struct{}
 	sb   *sandbox.Sandbox
+	// senders keeps a sender per integration.
+	senders *senders
 }
 
 // New builds an Engine.
@@ -77,6 +81,7 @@ func New(o Options) *Engine {
 	if o.Sandbox == nil {
 		o.Sandbox = sandbox.New(sandbox.DefaultLimits)
 	}
+	o.Delivery.defaults()
 	e := &Engine{o: o, log: o.Logger, now: o.Now, wake: make(chan struct{}, 1), sb: o.Sandbox}
 	if e.log == nil {
 		e.log = slog.Default()
@@ -84,6 +89,7 @@ func New(o Options) *Engine {
 	if e.now == nil {
 		e.now = time.Now
 	}
+	e.senders = newSenders(o.Delivery, e.now)
 	return e
 }
 
@@ -131,6 +137,7 @@ func (e *Engine) Run(ctx context.Context) {
 		}()
 	}
 	wg.Wait()
+	e.senders.close()
 }
 
 var errPanicked = errors.New("recovered from a panic")
@@ -245,13 +252,26 @@ func (e *Engine) RunOnce(ctx context.Context) (int, error) {
 	outcomes := make([]store.JobOutcome, len(claimed))
 	var joins []*store.DigestJoinParams
 	var joinAt []int
+	// Deliveries wait on providers: they run concurrently (bounded per
+	// provider), the other steps in turn.
+	b := &batchIntegrations{}
+	var wg sync.WaitGroup
 	for i, c := range claimed {
-		o, join := e.runGuarded(c)
+		if isDelivery(c.Job.Type) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				outcomes[i], _ = e.runGuarded(ctx, c, b)
+			}()
+			continue
+		}
+		o, join := e.runGuarded(ctx, c, b)
 		outcomes[i] = o
 		if join != nil {
 			joins, joinAt = append(joins, join), append(joinAt, i)
 		}
 	}
+	wg.Wait()
 	e.joinDigests(ctx, outcomes, joins, joinAt)
 	applied, err := e.o.Store.JobFinish(ctx, outcomes, e.now())
 	if err != nil {
@@ -302,7 +322,7 @@ func (e *Engine) finishEach(ctx context.Context, outcomes []store.JobOutcome, ca
 
 // runGuarded runs one job; a panic fails that job alone, with its id in the
 // log, and the batch goes on.
-func (e *Engine) runGuarded(c store.Claimed) (o store.JobOutcome, join *store.DigestJoinParams) {
+func (e *Engine) runGuarded(ctx context.Context, c store.Claimed, b *batchIntegrations) (o store.JobOutcome, join *store.DigestJoinParams) {
 	defer func() {
 		if p := recover(); p != nil {
 			e.log.Error("a step panicked; its job fails", "jobId", c.Job.ID, "notificationId", c.Job.NotificationID,
@@ -310,7 +330,7 @@ func (e *Engine) runGuarded(c store.Claimed) (o store.JobOutcome, join *store.Di
 			o, join = e.fail(store.JobOutcome{Job: c.Job}, "Internal", "The step failed unexpectedly; nothing was sent"), nil
 		}
 	}()
-	return e.run(c)
+	return e.run(ctx, c, b)
 }
 
 // retry schedules a job that failed transiently to run again after an

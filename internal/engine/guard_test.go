@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
 	"testing"
 
@@ -22,7 +23,7 @@ func TestRunGuardedFailsOnlyThatJob(t *testing.T) {
 
 	sb := e.sb
 	e.sb = nil
-	o, join := e.runGuarded(c)
+	o, join := e.runGuarded(context.Background(), c, &batchIntegrations{})
 	require.Nil(t, join)
 	require.Equal(t, store.JobFailed, o.Status)
 	require.Equal(t, "Internal", o.Details[0].Source)
@@ -31,7 +32,7 @@ func TestRunGuardedFailsOnlyThatJob(t *testing.T) {
 
 	e.sb = sb
 	c.Job.ID = "job-2"
-	o, _ = e.runGuarded(c)
+	o, _ = e.runGuarded(context.Background(), c, &batchIntegrations{})
 	require.Equal(t, store.JobCompleted, o.Status)
 	require.Equal(t, "hi", o.Messages[0].Content)
 }

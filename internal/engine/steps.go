@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -11,7 +12,7 @@ import (
 
 // run runs one claimed job and says what to write. A digest step returns
 // its join instead, which RunOnce makes for the whole batch at once.
-func (e *Engine) run(c store.Claimed) (store.JobOutcome, *store.DigestJoinParams) {
+func (e *Engine) run(ctx context.Context, c store.Claimed, b *batchIntegrations) (store.JobOutcome, *store.DigestJoinParams) {
 	o := store.JobOutcome{Job: c.Job, ContinueWorkflow: true}
 	var step *store.Step
 	for i := range c.Workflow.Steps {
@@ -22,7 +23,7 @@ func (e *Engine) run(c store.Claimed) (store.JobOutcome, *store.DigestJoinParams
 	if step == nil {
 		return e.fail(o, "Internal", "The workflow no longer has this step"), nil
 	}
-	if c.Job.Attempts > e.o.MaxAttempts {
+	if c.Job.Attempts > e.maxAttempts(c.Job, step.Type) {
 		return e.fail(o, "Internal", fmt.Sprintf("Gave up after %d attempts", c.Job.Attempts-1)), nil
 	}
 	ctl, err := e.sb.Controls(step.ControlValues, bindings(c.Subscriber, c.Notification.Payload, digestStep(c.Digest)))
@@ -40,7 +41,7 @@ func (e *Engine) run(c store.Claimed) (store.JobOutcome, *store.DigestJoinParams
 	case "digest":
 		return e.digest(o, c, ctl)
 	case "email", "sms", "chat", "push":
-		return e.fail(o, "Internal", fmt.Sprintf("Delivery over %s is not built yet: nothing was sent", step.Type)), nil
+		return e.deliver(ctx, o, c, step, ctl, b), nil
 	default:
 		return e.fail(o, "Internal", fmt.Sprintf("Steps of type %s are not supported: the step did not run", step.Type)), nil
 	}
