@@ -75,6 +75,14 @@ func command(stdout, stderr io.Writer) *cli.Command {
 						Sources: cli.EnvVars("HERALD_RENDER_MAX_ITERATIONS"), Destination: &cfg.Render.MaxIterations},
 					&cli.IntFlag{Name: "render-max-output", Value: sandbox.DefaultLimits.MaxOutput, Usage: "bytes of one rendered template",
 						Sources: cli.EnvVars("HERALD_RENDER_MAX_OUTPUT"), Destination: &cfg.Render.MaxOutput},
+					&cli.BoolFlag{Name: "allow-private-networks", Usage: "let provider calls and webhooks reach loopback, private, link-local and metadata addresses",
+						Sources: cli.EnvVars("HERALD_ALLOW_PRIVATE_NETWORKS"), Destination: &cfg.Delivery.AllowPrivateNetworks},
+					&cli.DurationFlag{Name: "provider-timeout", Value: 10 * time.Second, Usage: "time limit of one call to a provider",
+						Sources: cli.EnvVars("HERALD_PROVIDER_TIMEOUT"), Destination: &cfg.Delivery.Timeout},
+					&cli.IntFlag{Name: "delivery-attempts", Value: 3, Usage: "tries of a temporary provider failure on one integration before failing over",
+						Sources: cli.EnvVars("HERALD_DELIVERY_ATTEMPTS"), Destination: &cfg.Delivery.Attempts},
+					&cli.IntFlag{Name: "provider-concurrency", Value: 16, Usage: "concurrent calls to one provider per process",
+						Sources: cli.EnvVars("HERALD_PROVIDER_CONCURRENCY"), Destination: &cfg.Delivery.PerProvider},
 				},
 				Action: func(ctx context.Context, _ *cli.Command) error { return serve(ctx, cfg, systemConsole(stdout, stderr)) },
 			},
@@ -240,7 +248,9 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 	var eng *engine.Engine
 	var workersDone chan struct{}
 	if cfg.Role != "api" {
-		eng = engine.New(engine.Options{Store: a.Store, Logger: log, Listen: a.Store.ListenJobs, Sandbox: sb})
+		eng = engine.New(engine.Options{Store: a.Store, Logger: log, Listen: a.Store.ListenJobs, Sandbox: sb,
+			Delivery: engine.DeliveryOptions{AllowPrivateNetworks: cfg.Delivery.AllowPrivateNetworks,
+				Timeout: cfg.Delivery.Timeout, Attempts: cfg.Delivery.Attempts, PerProvider: cfg.Delivery.PerProvider}})
 		workersDone = make(chan struct{})
 		go func() {
 			defer close(workersDone)

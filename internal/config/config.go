@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/herald-notify/herald/internal/sandbox"
 )
@@ -37,6 +38,21 @@ type Config struct {
 	LogFormat, LogLevel string
 	// Render bounds each render of a step's templates (zero: the defaults).
 	Render sandbox.Limits
+	// Delivery configures the calls to providers.
+	Delivery Delivery
+}
+
+// Delivery configures the calls to providers.
+type Delivery struct {
+	// AllowPrivateNetworks lets provider calls and webhooks reach loopback,
+	// private, link-local and metadata addresses.
+	AllowPrivateNetworks bool
+	// Timeout bounds one provider call.
+	Timeout time.Duration
+	// Attempts is the tries of a transient failure on one integration before failover.
+	Attempts int
+	// PerProvider bounds the concurrent calls to one provider per process.
+	PerProvider int
 }
 
 // Validate reports settings Herald refuses to start with.

@@ -127,7 +127,7 @@ func TestIntegrationCredentialsVisibility(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, h *harness) {
 		key, session := h.authFor(asDev), h.authFor(asSession)
-		creds := map[string]any{"apiKey": "SG.top-secret", "secure": true, "tlsOptions": map[string]any{"ca": "pem"}}
+		creds := map[string]any{"apiKey": "SG.top-secret", "from": "noreply@example.com", "secure": true, "tlsOptions": map[string]any{"ca": "pem"}}
 
 		noCredentials := func(t *testing.T, res response) {
 			t.Helper()
@@ -141,7 +141,7 @@ func TestIntegrationCredentialsVisibility(t *testing.T) {
 		}
 
 		// API key: every integration endpoint.
-		res := h.call(t, key, "POST", "/v1/integrations", map[string]any{"providerId": "sendgrid", "identifier": "k-mail", "active": true, "credentials": creds}, nil)
+		res := h.call(t, key, "POST", "/v1/integrations", withRequiredCredentials(map[string]any{"providerId": "sendgrid", "identifier": "k-mail", "active": true, "credentials": creds}), nil)
 		require.Equal(t, 201, res.Status, "%s", res.Raw)
 		noCredentials(t, res)
 		keyID := res.Object(t)["_id"].(string)
@@ -171,7 +171,7 @@ func TestIntegrationCredentialsVisibility(t *testing.T) {
 		}
 
 		// Bearer: decrypted, on every endpoint.
-		res = h.call(t, session, "POST", "/v1/integrations", map[string]any{"providerId": "twilio", "identifier": "s-sms", "active": true, "credentials": creds}, nil)
+		res = h.call(t, session, "POST", "/v1/integrations", withRequiredCredentials(map[string]any{"providerId": "twilio", "identifier": "s-sms", "active": true, "credentials": creds}), nil)
 		require.Equal(t, 201, res.Status, "%s", res.Raw)
 		withCredentials(t, res.Object(t), creds)
 		sessionID := res.Object(t)["_id"].(string)

@@ -96,6 +96,9 @@ var sweepRoutes = []sweepRoute{
 		query: map[string]string{"page": "0", "limit": "10", "channels": "in_app", "templates": "sw-flow", "emails": "sw@example.com",
 			"subscriberIds": "sw-sub", "transactionId": "sw-tx-fixture", "after": "2000-01-01T00:00:00Z", "before": "2999-01-01T00:00:00Z"},
 		paging: []string{"page", "limit"}, enums: []string{"channels"}, lists: []string{"channels", "templates", "emails", "subscriberIds"}},
+	{pattern: "GET /v1/messages",
+		query:  map[string]string{"channel": "in_app", "subscriberId": "sw-sub", "transactionId": "sw-tx-fixture", "page": "0", "limit": "10"},
+		paging: []string{"page", "limit"}, enums: []string{"channel"}, lists: []string{"transactionId"}},
 	{pattern: "GET /v1/notifications/{notificationId}", params: map[string]string{"notificationId": "{{notification}}"}},
 
 	// Destructive routes last, on victims of their own.

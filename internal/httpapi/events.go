@@ -138,9 +138,9 @@ const providerCacheTTL = 2 * time.Second
 
 func (s *Server) providersFor(r *http.Request, c caller) (map[string]string, error) {
 	now := s.now()
-	s.providers.mu.Lock()
-	e, ok := s.providers.m[c.EnvironmentID]
-	s.providers.mu.Unlock()
+	s.channelProviders.mu.Lock()
+	e, ok := s.channelProviders.m[c.EnvironmentID]
+	s.channelProviders.mu.Unlock()
 	if ok && now.Sub(e.at) < providerCacheTTL {
 		return e.byChannel, nil
 	}
@@ -155,12 +155,12 @@ func (s *Server) providersFor(r *http.Request, c caller) (map[string]string, err
 			byChannel[in.Channel] = in.ProviderID
 		}
 	}
-	s.providers.mu.Lock()
-	if s.providers.m == nil {
-		s.providers.m = map[string]providerEntry{}
+	s.channelProviders.mu.Lock()
+	if s.channelProviders.m == nil {
+		s.channelProviders.m = map[string]providerEntry{}
 	}
-	s.providers.m[c.EnvironmentID] = providerEntry{at: now, byChannel: byChannel}
-	s.providers.mu.Unlock()
+	s.channelProviders.m[c.EnvironmentID] = providerEntry{at: now, byChannel: byChannel}
+	s.channelProviders.mu.Unlock()
 	return byChannel, nil
 }
 

@@ -115,6 +115,12 @@ type messageJSON struct {
 	Read               bool            `json:"read"`
 	Seen               bool            `json:"seen"`
 	ProviderID         string          `json:"providerId,omitempty"`
+	IntegrationID      string          `json:"_integrationId,omitempty"`
+	ProviderMessageID  string          `json:"providerMessageId,omitempty"`
+	Email              string          `json:"email,omitempty"`
+	Phone              string          `json:"phone,omitempty"`
+	DeviceTokens       []string        `json:"deviceTokens,omitempty"`
+	ErrorText          string          `json:"errorText,omitempty"`
 	CTA                json.RawMessage `json:"cta"`
 	FeedID             *string         `json:"_feedId"`
 	Status             string          `json:"status"`
@@ -124,15 +130,29 @@ type messageJSON struct {
 
 func messageOut(m store.Message) messageJSON {
 	created := formatTime(m.CreatedAt)
-	return messageJSON{
+	out := messageJSON{
 		ID: m.ID, TemplateID: strPtr(m.WorkflowID), EnvironmentID: m.EnvironmentID, OrganizationID: m.OrganizationID,
 		NotificationID: m.NotificationID, SubscriberID: m.SubscriberID, TemplateIdentifier: m.TemplateIdentifier,
 		CreatedAt: created, DeliveredAt: []string{created}, LastSeenDate: formatTimePtr(m.LastSeenAt),
 		LastReadDate: formatTimePtr(m.LastReadAt), Content: m.Content, TransactionID: m.TransactionID, Subject: m.Subject,
 		Channel: m.Channel, Read: m.Read, Seen: m.Seen, ProviderID: m.ProviderID,
 		CTA: json.RawMessage(orDefault(m.CTA, "{}")), Status: m.Status, Payload: json.RawMessage(orDefault(m.Payload, "{}")),
-		Overrides: json.RawMessage(m.Overrides),
+		Overrides: json.RawMessage(m.Overrides), IntegrationID: m.IntegrationID, ProviderMessageID: m.ProviderMessageID,
+		ErrorText: m.ErrorText,
 	}
+	if len(m.Delivery) > 0 {
+		var d struct {
+			To           []string `json:"to"`
+			Phone        string   `json:"phone"`
+			DeviceTokens []string `json:"deviceTokens"`
+		}
+		_ = json.Unmarshal(m.Delivery, &d)
+		if len(d.To) > 0 {
+			out.Email = d.To[0]
+		}
+		out.Phone, out.DeviceTokens = d.Phone, d.DeviceTokens
+	}
+	return out
 }
 
 func messagesOut(ms []store.Message) []messageJSON {

@@ -303,6 +303,9 @@ func (s *Server) integrationCreate(w http.ResponseWriter, r *http.Request) error
 	if err := o.errs.err(); err != nil {
 		return err
 	}
+	if err := s.checkCredentials(providerID, active != nil && *active, creds); err != nil {
+		return err
+	}
 	if name == "" {
 		name = providerID
 	}
@@ -322,6 +325,32 @@ func (s *Server) integrationCreate(w http.ResponseWriter, r *http.Request) error
 	}
 	s.writeJSON(w, http.StatusCreated, integrationOut(in, c))
 	return nil
+}
+
+// checkCredentials refuses an active integration of a provider Herald
+// delivers through whose credentials lack a key the provider needs, or whose
+// baseUrl is not an http(s) URL. Inactive integrations may be drafts.
+func (s *Server) checkCredentials(providerID string, active bool, creds store.JSON) error {
+	e, ok := s.providers.Get(providerID)
+	if !ok {
+		return nil
+	}
+	c, err := provider.ParseCredentials(creds)
+	if err != nil {
+		return nil // readIntegrationCredentials has refused it already
+	}
+	errs := fieldErrors{}
+	if active {
+		for _, k := range e.Missing(c) {
+			errs.add("credentials."+k, "is required by "+providerID, nil)
+		}
+	}
+	if c.String("baseUrl") != "" && providerID != "generic-sms" {
+		if _, err := provider.BaseURL(c, ""); err != nil {
+			errs.add("credentials.baseUrl", "must be an http or https URL", c.String("baseUrl"))
+		}
+	}
+	return errs.err()
 }
 
 func identifierConflict(err error, identifier string) error {
@@ -414,6 +443,9 @@ func (s *Server) integrationUpdate(w http.ResponseWriter, r *http.Request) error
 	}
 	if condsSet {
 		in.Conditions = conds
+	}
+	if err := s.checkCredentials(in.ProviderID, in.Active, in.Credentials); err != nil {
+		return err
 	}
 	if err := s.store.IntegrationUpdate(r.Context(), &in); err != nil {
 		return integrationNotFound(identifierConflict(err, in.Identifier), iid)

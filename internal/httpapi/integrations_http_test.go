@@ -12,7 +12,7 @@ func TestIntegrationScenarios(t *testing.T) {
 	forEachStore(t, func(t *testing.T, h *harness) {
 		dev := h.authFor(asDev)
 		mail := h.createIntegration(t, dev, map[string]any{"providerId": "sendgrid", "identifier": "mail-main", "active": true,
-			"credentials": map[string]any{"apiKey": "SG.secret"}})
+			"credentials": map[string]any{"apiKey": "SG.secret", "from": "noreply@example.com"}})
 		require.Equal(t, true, mail["primary"], "the first active integration of a channel becomes primary")
 		spare := h.createIntegration(t, dev, map[string]any{"providerId": "mailgun", "identifier": "mail-spare"})
 		doomed := h.createIntegration(t, dev, map[string]any{"providerId": "twilio", "identifier": "sms-doomed", "active": true})
@@ -30,12 +30,20 @@ func TestIntegrationScenarios(t *testing.T) {
 				absent: []string{`"credentials"`, `"deletedAt"`}},
 			{name: "create with every field", method: "POST", url: "/v1/integrations",
 				body: map[string]any{"providerId": "twilio", "channel": "sms", "name": "Texts", "identifier": "texts", "active": true,
-					"credentials":    map[string]any{"accountSid": "AC1", "token": "tw-secret", "secure": true, "tlsOptions": map[string]any{"rejectUnauthorized": false}},
+					"credentials":    map[string]any{"accountSid": "AC1", "token": "tw-secret", "from": "+15555550100", "secure": true, "tlsOptions": map[string]any{"rejectUnauthorized": false}},
 					"configurations": map[string]any{"inboundWebhookEnabled": true, "inboundWebhookSigningKey": "k"},
 					"conditions": []any{map[string]any{"isNegated": false, "type": "GROUP", "value": "AND",
 						"children": []any{map[string]any{"field": "plan", "value": "pro", "operator": "EQUAL", "on": "subscriber"}}}}},
 				status: 201, contains: []string{`"name":"Texts"`, `"identifier":"texts"`, `"active":true`, `"channel":"sms"`,
 					`"inboundWebhookEnabled":true`, `"operator":"EQUAL"`}, absent: []string{`"credentials"`, `tw-secret`}},
+			{name: "an active integration lacking a credential its provider requires", method: "POST", url: "/v1/integrations",
+				body: map[string]any{"providerId": "sendgrid", "active": true, "credentials": map[string]any{"apiKey": "SG.x"}},
+				status: 422, errorFields: []string{"credentials.from"}},
+			{name: "an inactive integration may lack credentials (a draft)", method: "POST", url: "/v1/integrations",
+				body: map[string]any{"providerId": "sendgrid", "identifier": "draft-mail"}, status: 201},
+			{name: "a baseUrl that is not an http(s) URL", method: "POST", url: "/v1/integrations",
+				body: map[string]any{"providerId": "sendgrid", "credentials": map[string]any{"baseUrl": "file:///etc/passwd"}},
+				status: 422, errorFields: []string{"credentials.baseUrl"}},
 			{name: "the first active of a channel becomes primary", method: "POST", url: "/v1/integrations",
 				body: map[string]any{"providerId": "expo", "active": true}, status: 201, check: field("primary", true)},
 			{name: "active defaults to false", method: "POST", url: "/v1/integrations", body: map[string]any{"providerId": "slack"},

@@ -47,6 +47,7 @@ type jobJSON struct {
 	Overrides               json.RawMessage       `json:"overrides,omitempty"`
 	Payload                 json.RawMessage       `json:"payload,omitempty"`
 	ProviderID              string                `json:"providerId"`
+	IntegrationID           string                `json:"_integrationId,omitempty"`
 	Status                  string                `json:"status"`
 	UpdatedAt               string                `json:"updatedAt"`
 	ScheduleExtensionsCount *int                  `json:"scheduleExtensionsCount,omitempty"`
@@ -119,6 +120,7 @@ func eventOut(d store.NotificationDetail) eventJSON {
 		step := steps[j.StepID]
 		js := jobJSON{
 			ID: j.ID, Type: j.Type, ExecutionDetails: []executionDetailJSON{}, ProviderID: j.ProviderID, Status: j.Status,
+			IntegrationID: j.IntegrationID,
 			UpdatedAt: formatTime(j.UpdatedAt), Digest: json.RawMessage(j.Digest),
 			Payload: json.RawMessage(orDefault(n.Payload, "{}")), Overrides: json.RawMessage(orDefault(n.Overrides, "{}")),
 			Step: jobStepJSON{ID: j.StepID, Active: true, Filters: []any{}, TemplateID: n.WorkflowID, Name: step.Name},

@@ -164,11 +164,11 @@ func TestPipelineEndToEnd(t *testing.T) {
 		require.Equal(t, false, success["isRetry"])
 
 		require.Equal(t, "email", email["type"])
-		require.Equal(t, "failed", email["status"], "email delivery is not built yet: never a faked success")
+		require.Equal(t, "failed", email["status"], "no active e-mail integration: never a faked success")
 		require.Equal(t, "svc-email", email["providerId"])
 		require.Equal(t, steps[1]["_id"], email["step"].(map[string]any)["_id"])
 		require.Equal(t, []detailSummary{{"Pending", "Internal"}, {"Failed", "Internal"}}, jobDetails(t, email))
-		require.Contains(t, objects(t, email["executionDetails"])[1]["detail"], "not built yet")
+		require.Equal(t, "Subscriber does not have an active integration", objects(t, email["executionDetails"])[1]["detail"])
 
 		// `to` as a subscriber object: upserted with its attributes; the actor's avatar is the actor's data.
 		h.trigger(t, dev, map[string]any{"name": "comment-posted", "payload": commentPayload("p2"),

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -16,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/herald-notify/herald/internal/httpapi"
+	"github.com/herald-notify/herald/internal/provider/registry"
 )
 
 // This file holds the scenario runner of the HTTP suite (pocketbase style:
@@ -253,9 +255,35 @@ func (h *harness) createSubscriber(t testing.TB, auth string, body map[string]an
 // createIntegration creates an integration as the given caller.
 func (h *harness) createIntegration(t testing.TB, auth string, body map[string]any) map[string]any {
 	t.Helper()
-	res := h.call(t, auth, "POST", "/v1/integrations", body, nil)
+	res := h.call(t, auth, "POST", "/v1/integrations", withRequiredCredentials(body), nil)
 	require.Equal(t, http.StatusCreated, res.Status, "%s", res.Raw)
 	return res.Object(t)
+}
+
+// withRequiredCredentials fills the credentials an active integration of a
+// provider Herald delivers through requires (placeholders), so that a
+// fixture names only what its test is about. Given values are kept.
+func withRequiredCredentials(body map[string]any) map[string]any {
+	if body["active"] != true {
+		return body
+	}
+	pid, _ := body["providerId"].(string)
+	e, ok := registry.Default().Get(pid)
+	if !ok {
+		return body
+	}
+	out := maps.Clone(body)
+	creds := map[string]any{}
+	if given, ok := body["credentials"].(map[string]any); ok {
+		maps.Copy(creds, given)
+	}
+	for _, k := range e.Required {
+		if _, ok := creds[k]; !ok {
+			creds[k] = "placeholder-" + k
+		}
+	}
+	out["credentials"] = creds
+	return out
 }
 
 // getSubscriber returns the subscriber as the development key sees it.

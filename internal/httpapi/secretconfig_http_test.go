@@ -28,14 +28,14 @@ func TestSecretConfigurationsVisibility(t *testing.T) {
 			return findIntegration(t, res, id)["configurations"]
 		}
 
-		res := h.call(t, key, "POST", "/v1/integrations", map[string]any{"providerId": "twilio", "identifier": "sms-hook", "active": true,
-			"configurations": confs}, idem("conf-1"))
+		res := h.call(t, key, "POST", "/v1/integrations", withRequiredCredentials(map[string]any{"providerId": "twilio", "identifier": "sms-hook", "active": true,
+			"configurations": confs}), idem("conf-1"))
 		require.Equal(t, 201, res.Status, "%s", res.Raw)
 		hidden(t, res)
 		require.Equal(t, map[string]any{"inboundWebhookEnabled": true}, res.Object(t)["configurations"])
 		id := res.Object(t)["_id"].(string)
-		again := h.call(t, key, "POST", "/v1/integrations", map[string]any{"providerId": "twilio", "identifier": "sms-hook", "active": true,
-			"configurations": confs}, idem("conf-1"))
+		again := h.call(t, key, "POST", "/v1/integrations", withRequiredCredentials(map[string]any{"providerId": "twilio", "identifier": "sms-hook", "active": true,
+			"configurations": confs}), idem("conf-1"))
 		require.Equal(t, "true", again.Header.Get("Idempotency-Replay"))
 		hidden(t, again)
 		spare := h.createIntegration(t, key, map[string]any{"providerId": "plivo", "identifier": "sms-spare", "configurations": confs})

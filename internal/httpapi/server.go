@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/herald-notify/herald/internal/provider"
+	"github.com/herald-notify/herald/internal/provider/registry"
 	"github.com/herald-notify/herald/internal/sandbox"
 	"github.com/herald-notify/herald/internal/secret"
 	"github.com/herald-notify/herald/internal/store"
@@ -34,22 +36,27 @@ type Options struct {
 	// Sandbox checks workflow templates and renders those of the trigger
 	// path (default: sandbox.DefaultLimits).
 	Sandbox *sandbox.Sandbox
+	// Providers is the table of providers Herald delivers through; an
+	// active integration's credentials are checked against it (default:
+	// registry.Default()).
+	Providers *provider.Registry
 }
 
 // Server serves the API.
 type Server struct {
-	store     store.Store
-	keys      *secret.Keys
-	log       *slog.Logger
-	now       func() time.Time
-	mux       *http.ServeMux
-	limiter   *rateLimiter
-	authLimit *authLimiter
-	openapi   []byte
-	onTrigger func()
-	providers providerCache
-	sandbox   *sandbox.Sandbox
-	patterns  []string // every route, as registered (tests check their coverage)
+	store            store.Store
+	keys             *secret.Keys
+	log              *slog.Logger
+	now              func() time.Time
+	mux              *http.ServeMux
+	limiter          *rateLimiter
+	authLimit        *authLimiter
+	openapi          []byte
+	onTrigger        func()
+	providers        *provider.Registry
+	channelProviders providerCache
+	sandbox          *sandbox.Sandbox
+	patterns         []string // every route, as registered (tests check their coverage)
 }
 
 // maxBody is the largest request body accepted.
@@ -58,7 +65,10 @@ const maxBody = 1 << 20
 // New builds a Server.
 func New(o Options) *Server {
 	s := &Server{store: o.Store, keys: o.Keys, log: o.Logger, now: o.Now, mux: http.NewServeMux(), onTrigger: o.OnTrigger,
-		sandbox: o.Sandbox}
+		sandbox: o.Sandbox, providers: o.Providers}
+	if s.providers == nil {
+		s.providers = registry.Default()
+	}
 	if s.sandbox == nil {
 		s.sandbox = sandbox.New(sandbox.DefaultLimits)
 	}
@@ -132,6 +142,7 @@ func (s *Server) routes() {
 	s.handle("POST /v1/subscribers/{subscriberId}/messages/mark-as", authenticated, s.markAs)
 	s.handle("POST /v1/subscribers/{subscriberId}/messages/mark-all", authenticated, s.markAll)
 	s.handle("POST /v1/subscribers/{subscriberId}/messages/{messageId}/actions/{type}", authenticated, s.messageAction)
+	s.handle("GET /v1/messages", authenticated, s.messageList)
 	s.handle("DELETE /v1/messages/{messageId}", authenticated, s.messageDelete)
 
 	s.handle("GET /v1/notifications", authenticated, s.notificationList)
