@@ -121,7 +121,7 @@ func eventOut(d store.NotificationDetail) eventJSON {
 		js := jobJSON{
 			ID: j.ID, Type: j.Type, ExecutionDetails: []executionDetailJSON{}, ProviderID: j.ProviderID, Status: j.Status,
 			IntegrationID: j.IntegrationID,
-			UpdatedAt: formatTime(j.UpdatedAt), Digest: json.RawMessage(j.Digest),
+			UpdatedAt:     formatTime(j.UpdatedAt), Digest: json.RawMessage(j.Digest),
 			Payload: json.RawMessage(orDefault(n.Payload, "{}")), Overrides: json.RawMessage(orDefault(n.Overrides, "{}")),
 			Step: jobStepJSON{ID: j.StepID, Active: true, Filters: []any{}, TemplateID: n.WorkflowID, Name: step.Name},
 		}
