@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	"github.com/herald-notify/herald/internal/provider"
 	"github.com/herald-notify/herald/internal/provider/chat/hook"
@@ -50,6 +51,9 @@ func (s *sender) Send(ctx context.Context, m *provider.Message) (*provider.Resul
 	}
 	delete(body, "hmacSecretKey")
 	dest, _ := body["webhookUrl"].(string)
+	if strings.TrimSpace(dest) == "" {
+		dest = m.WebhookURL
+	}
 	t, err := hook.Parse(dest)
 	if err != nil {
 		return nil, err

@@ -108,6 +108,13 @@ func TestOverridesKeyAndDestination(t *testing.T) {
 	require.NoError(t, json.Unmarshal(c.body, &body))
 	require.Equal(t, map[string]any{"content": "hi", "webhookUrl": other, "channel": "ops"}, body)
 
+	// An empty override keeps the engine's URL (Novu's `override || url`).
+	res, err = send(t, provider.Credentials{}, &provider.Message{Content: "again", WebhookURL: srv.URL + "/engine",
+		Overrides: map[string]any{"webhookUrl": ""}})
+	require.NoError(t, err)
+	require.Equal(t, "r-2", res.ProviderMessageID)
+	require.Equal(t, "/engine", c.path)
+
 	// No URL from the engine nor the overrides: nothing is sent.
 	_, err = send(t, provider.Credentials{}, &provider.Message{Content: "hi"})
 	pe := provider.AsError(err)
