@@ -19,6 +19,7 @@ type target struct {
 	key    string
 	in     store.Integration
 	url    string   // chat
+	chat   string   // chat: the subscriber's channel name
 	tokens []string // push
 }
 
@@ -49,7 +50,8 @@ func chatTargets(sub store.Subscriber, cands []store.Integration) []target {
 				continue
 			}
 			h := sha256.Sum256([]byte(u))
-			out = append(out, target{key: "chat:" + in.ID + ":" + hex.EncodeToString(h[:8]), in: in, url: u})
+			out = append(out, target{key: "chat:" + in.ID + ":" + hex.EncodeToString(h[:8]), in: in, url: u,
+				chat: ch.Credentials.Channel})
 		}
 	}
 	return out
@@ -100,7 +102,7 @@ func (e *Engine) deliverMany(ctx context.Context, o store.JobOutcome, c store.Cl
 		var where any
 		subject := optStr(ctl["subject"])
 		if step.Type == "chat" {
-			msg.WebhookURL = t.url
+			msg.WebhookURL, msg.ChatChannel = t.url, t.chat
 			host := ""
 			if u, err := url.Parse(t.url); err == nil {
 				host = u.Host

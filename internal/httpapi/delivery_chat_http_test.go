@@ -58,6 +58,9 @@ func TestChatDelivery(t *testing.T) {
 			got := f.Received()
 			require.Len(t, got, 1, name)
 			require.Equal(t, "Build 7 passed for Ada", got[0].Content, name)
+			if name == "chat-webhook" {
+				require.Contains(t, string(got[0].Body), `"channel":"ops"`, "the subscriber's chat channel goes along")
+			}
 		}
 		jobs := h.jobsOf(t, "tx-chat")
 		require.Equal(t, "completed", jobs[0]["status"])

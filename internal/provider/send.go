@@ -43,6 +43,9 @@ type Message struct {
 	Content string
 	// WebhookURL is where a chat message goes (the subscriber's, else the integration's).
 	WebhookURL string
+	// ChatChannel is the subscriber's chat channel (credentials.channel), which
+	// Mattermost and the generic webhook send along.
+	ChatChannel string
 	// Tokens are a push notification's device tokens.
 	Tokens []string
 	// Data is a push notification's custom data.

@@ -41,6 +41,9 @@ func (s *sender) Send(ctx context.Context, m *provider.Message) (*provider.Resul
 	// overrides on top; they may send the call elsewhere (webhookUrl) and
 	// sign it with their own key (hmacSecretKey, never sent).
 	body := map[string]any{"content": m.Content}
+	if m.ChatChannel != "" {
+		body["channel"] = m.ChatChannel
+	}
 	if m.WebhookURL != "" {
 		body["webhookUrl"] = m.WebhookURL
 	}

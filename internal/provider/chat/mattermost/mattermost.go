@@ -31,7 +31,11 @@ func (s *sender) Send(ctx context.Context, m *provider.Message) (*provider.Resul
 	}
 	// channel, username and icon_url come from the overrides when wanted;
 	// without them the webhook posts to its own channel under its own name.
-	body := provider.Merge(map[string]any{"text": m.Content}, m.Overrides)
+	body := map[string]any{"text": m.Content}
+	if m.ChatChannel != "" {
+		body["channel"] = m.ChatChannel
+	}
+	body = provider.Merge(body, m.Overrides)
 	req, err := provider.JSONRequest(t.String(), body, t.Secrets(s.cfg.Credentials.Secrets()...))
 	if err != nil {
 		return nil, err
