@@ -1,6 +1,9 @@
 package registry
 
-import "github.com/herald-notify/herald/internal/provider"
+import (
+	"github.com/herald-notify/herald/internal/provider"
+	"github.com/herald-notify/herald/internal/provider/push/fcm"
+)
 
 // push lists the push providers.
-var push = []provider.Entry{}
+var push = []provider.Entry{fcm.Entry}

@@ -4,7 +4,10 @@ import (
 	"testing"
 
 	"github.com/herald-notify/herald/internal/provider/providertest"
+	"github.com/herald-notify/herald/internal/provider/push/fcm"
 )
 
 // pushFakes are the wire fakes of the push providers.
-var pushFakes = map[string]func(t *testing.T) providertest.Fake{}
+var pushFakes = map[string]func(t *testing.T) providertest.Fake{
+	"fcm": func(*testing.T) providertest.Fake { return fcm.NewFake() },
+}
