@@ -2,8 +2,9 @@ package registry
 
 import (
 	"github.com/herald-notify/herald/internal/provider"
+	"github.com/herald-notify/herald/internal/provider/push/apns"
 	"github.com/herald-notify/herald/internal/provider/push/fcm"
 )
 
 // push lists the push providers.
-var push = []provider.Entry{fcm.Entry}
+var push = []provider.Entry{fcm.Entry, apns.Entry}

@@ -4,10 +4,12 @@ import (
 	"testing"
 
 	"github.com/herald-notify/herald/internal/provider/providertest"
+	"github.com/herald-notify/herald/internal/provider/push/apns"
 	"github.com/herald-notify/herald/internal/provider/push/fcm"
 )
 
 // pushFakes are the wire fakes of the push providers.
 var pushFakes = map[string]func(t *testing.T) providertest.Fake{
-	"fcm": func(*testing.T) providertest.Fake { return fcm.NewFake() },
+	"fcm":  func(*testing.T) providertest.Fake { return fcm.NewFake() },
+	"apns": func(*testing.T) providertest.Fake { return apns.NewFake() },
 }
