@@ -3,8 +3,9 @@ package registry
 import (
 	"github.com/herald-notify/herald/internal/provider"
 	"github.com/herald-notify/herald/internal/provider/push/apns"
+	"github.com/herald-notify/herald/internal/provider/push/expo"
 	"github.com/herald-notify/herald/internal/provider/push/fcm"
 )
 
 // push lists the push providers.
-var push = []provider.Entry{fcm.Entry, apns.Entry}
+var push = []provider.Entry{fcm.Entry, apns.Entry, expo.Entry}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/herald-notify/herald/internal/provider/providertest"
 	"github.com/herald-notify/herald/internal/provider/push/apns"
+	"github.com/herald-notify/herald/internal/provider/push/expo"
 	"github.com/herald-notify/herald/internal/provider/push/fcm"
 )
 
@@ -12,4 +13,5 @@ import (
 var pushFakes = map[string]func(t *testing.T) providertest.Fake{
 	"fcm":  func(*testing.T) providertest.Fake { return fcm.NewFake() },
 	"apns": func(*testing.T) providertest.Fake { return apns.NewFake() },
+	"expo": func(*testing.T) providertest.Fake { return expo.NewFake() },
 }
