@@ -5,7 +5,8 @@ import (
 	"github.com/herald-notify/herald/internal/provider/push/apns"
 	"github.com/herald-notify/herald/internal/provider/push/expo"
 	"github.com/herald-notify/herald/internal/provider/push/fcm"
+	"github.com/herald-notify/herald/internal/provider/push/onesignal"
 )
 
 // push lists the push providers.
-var push = []provider.Entry{fcm.Entry, apns.Entry, expo.Entry}
+var push = []provider.Entry{fcm.Entry, apns.Entry, expo.Entry, onesignal.Entry}

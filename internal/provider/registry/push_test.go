@@ -7,11 +7,13 @@ import (
 	"github.com/herald-notify/herald/internal/provider/push/apns"
 	"github.com/herald-notify/herald/internal/provider/push/expo"
 	"github.com/herald-notify/herald/internal/provider/push/fcm"
+	"github.com/herald-notify/herald/internal/provider/push/onesignal"
 )
 
 // pushFakes are the wire fakes of the push providers.
 var pushFakes = map[string]func(t *testing.T) providertest.Fake{
-	"fcm":  func(*testing.T) providertest.Fake { return fcm.NewFake() },
-	"apns": func(*testing.T) providertest.Fake { return apns.NewFake() },
-	"expo": func(*testing.T) providertest.Fake { return expo.NewFake() },
+	"fcm":        func(*testing.T) providertest.Fake { return fcm.NewFake() },
+	"apns":       func(*testing.T) providertest.Fake { return apns.NewFake() },
+	"expo":       func(*testing.T) providertest.Fake { return expo.NewFake() },
+	"one-signal": func(*testing.T) providertest.Fake { return onesignal.NewFake() },
 }
