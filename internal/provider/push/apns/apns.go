@@ -117,6 +117,7 @@ func (s *sender) dropToken(token string) {
 	}
 }
 
+// Send delivers m to every device token (see package push for the rules).
 func (s *sender) Send(ctx context.Context, m *provider.Message) (*provider.Result, error) {
 	var out push.Outcome
 	for _, token := range m.Tokens {

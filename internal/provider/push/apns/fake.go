@@ -9,6 +9,7 @@ import (
 	"encoding/pem"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -53,6 +54,9 @@ func NewFake() *Fake {
 	f := &Fake{key: mustKey(), bad: mustKey(), now: time.Now, bearers: map[string]bool{}}
 	f.srv = httptest.NewUnstartedServer(http.HandlerFunc(f.serve))
 	f.srv.EnableHTTP2 = true
+	// Clients abandon spare connections they dialled while HTTP/2 was being
+	// negotiated; their handshake errors at Close are noise.
+	f.srv.Config.ErrorLog = log.New(io.Discard, "", 0)
 	f.srv.StartTLS()
 	return f
 }
@@ -96,6 +100,7 @@ func (f *Fake) clock() time.Time {
 	return f.now()
 }
 
+// Credentials are valid credentials pointing the provider at the fake.
 func (f *Fake) Credentials() provider.Credentials {
 	return provider.Credentials{"secretKey": p8(f.key), "apiKey": fakeKeyID, "projectName": fakeTeamID,
 		"applicationId": fakeTopic, "secure": false, "baseUrl": f.URL()}
@@ -111,8 +116,11 @@ func (f *Fake) BadCredentials() provider.Credentials {
 // Token is a device token of APNs' shape.
 func Token(n int) string { return fmt.Sprintf("a9b8c7d6e5f4%052x", n) }
 
+// Address gives the message a device token the fake accepts.
 func (f *Fake) Address(m *provider.Message) { m.Tokens = []string{Token(int(f.seq.Load()))} }
-func (f *Fake) Close()                      { f.srv.Close() }
+
+// Close stops the server.
+func (f *Fake) Close() { f.srv.Close() }
 
 // Roots trust the fake's certificate.
 func (f *Fake) Roots() *x509.CertPool {
@@ -121,6 +129,7 @@ func (f *Fake) Roots() *x509.CertPool {
 	return p
 }
 
+// Traits say which parts of the shared suite apply.
 func (f *Fake) Traits() providertest.Traits {
 	return providertest.Traits{Overrides: true, Origin: true}
 }

@@ -48,6 +48,7 @@ func New(cfg provider.Config) (provider.Sender, error) {
 	return &sender{cfg: cfg, base: base}, nil
 }
 
+// Send delivers m to every device token (see package push for the rules).
 func (s *sender) Send(ctx context.Context, m *provider.Message) (*provider.Result, error) {
 	var out push.Outcome
 	var tokens []string

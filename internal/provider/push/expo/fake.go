@@ -38,10 +38,12 @@ func NewFake() *Fake {
 // URL is the origin to set as credentials.baseUrl (with a path prefix).
 func (f *Fake) URL() string { return f.srv.URL + fakePrefix }
 
+// Credentials are valid credentials pointing the provider at the fake.
 func (f *Fake) Credentials() provider.Credentials {
 	return provider.Credentials{"apiKey": fakeToken, "baseUrl": f.URL()}
 }
 
+// BadCredentials are credentials the fake refuses as the provider does.
 func (f *Fake) BadCredentials() provider.Credentials {
 	c := f.Credentials()
 	c["apiKey"] = "expo-revoked-token-0000000"
@@ -51,10 +53,16 @@ func (f *Fake) BadCredentials() provider.Credentials {
 // Token is an Expo push token.
 func Token(n int) string { return fmt.Sprintf("ExponentPushToken[hrld%018d]", n) }
 
+// Address gives the message a device token the fake accepts.
 func (f *Fake) Address(m *provider.Message) { m.Tokens = []string{Token(int(f.seq.Load()))} }
-func (f *Fake) Roots() *x509.CertPool       { return nil }
-func (f *Fake) Close()                      { f.srv.Close() }
 
+// Roots are nil: the fake speaks plain HTTP.
+func (f *Fake) Roots() *x509.CertPool { return nil }
+
+// Close stops the server.
+func (f *Fake) Close() { f.srv.Close() }
+
+// Traits say which parts of the shared suite apply.
 func (f *Fake) Traits() providertest.Traits {
 	return providertest.Traits{Overrides: true, Origin: true}
 }

@@ -117,6 +117,7 @@ func (f *Fake) account(key *rsa.PrivateKey) string {
 	return string(b)
 }
 
+// Credentials are valid credentials pointing the provider at the fake.
 func (f *Fake) Credentials() provider.Credentials {
 	return provider.Credentials{"serviceAccount": f.account(goodKey()), "baseUrl": f.URL()}
 }
@@ -132,10 +133,16 @@ func Token(n int) string {
 	return fmt.Sprintf("eHrld%06d_fake:APA91bH%s", n, strings.Repeat("Zx9-", 30))
 }
 
+// Address gives the message a device token the fake accepts.
 func (f *Fake) Address(m *provider.Message) { m.Tokens = []string{Token(int(f.seq.Load()))} }
-func (f *Fake) Roots() *x509.CertPool       { return nil }
-func (f *Fake) Close()                      { f.srv.Close() }
 
+// Roots are nil: the fake speaks plain HTTP.
+func (f *Fake) Roots() *x509.CertPool { return nil }
+
+// Close stops the server.
+func (f *Fake) Close() { f.srv.Close() }
+
+// Traits say which parts of the shared suite apply.
 func (f *Fake) Traits() providertest.Traits {
 	return providertest.Traits{RetryAfter: true, Overrides: true, Origin: true}
 }

@@ -104,6 +104,7 @@ func parseKey(s string) (*rsa.PrivateKey, error) {
 	return nil, provider.Permanentf("credentials.serviceAccount private_key is not a PKCS#8 or PKCS#1 RSA key")
 }
 
+// Send delivers m to every device token (see package push for the rules).
 func (s *sender) Send(ctx context.Context, m *provider.Message) (*provider.Result, error) {
 	var out push.Outcome
 	for _, token := range m.Tokens {

@@ -46,6 +46,7 @@ func NewFake() *Fake {
 // URL is the origin to set as credentials.baseUrl (with a path prefix).
 func (f *Fake) URL() string { return f.srv.URL + fakePrefix }
 
+// Credentials are valid credentials pointing the provider at the fake.
 func (f *Fake) Credentials() provider.Credentials {
 	return provider.Credentials{"applicationId": fakeAppID, "apiKey": fakeKey, "baseUrl": f.URL()}
 }
@@ -57,6 +58,7 @@ func (f *Fake) LegacyCredentials() provider.Credentials {
 	return c
 }
 
+// BadCredentials are credentials the fake refuses as the provider does.
 func (f *Fake) BadCredentials() provider.Credentials {
 	c := f.Credentials()
 	c["apiKey"] = "os_v2_app_revokedkey000000000000000000"
@@ -75,9 +77,14 @@ func (f *Fake) Unsubscribe(ids ...string) {
 	}
 }
 
+// Address gives the message a device token the fake accepts.
 func (f *Fake) Address(m *provider.Message) { m.Tokens = []string{Token(int(f.seq.Load()))} }
-func (f *Fake) Roots() *x509.CertPool       { return nil }
-func (f *Fake) Close()                      { f.srv.Close() }
+
+// Roots are nil: the fake speaks plain HTTP.
+func (f *Fake) Roots() *x509.CertPool { return nil }
+
+// Close stops the server.
+func (f *Fake) Close() { f.srv.Close() }
 
 // Traits: the idempotency key goes on the wire as a UUID derived from the
 // message's key (see IdempotencyKey), so the suite's equality check does

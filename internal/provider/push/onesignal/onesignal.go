@@ -59,6 +59,7 @@ func IdempotencyKey(key string) string {
 	return push.UUID("one-signal", key)
 }
 
+// Send delivers m to its device tokens in one request.
 func (s *sender) Send(ctx context.Context, m *provider.Message) (*provider.Result, error) {
 	// Subscription ids are UUIDs: OneSignal refuses the whole request for
 	// one that is not, so such tokens are dropped as invalid without a call.

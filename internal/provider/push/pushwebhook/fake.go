@@ -37,22 +37,30 @@ func NewFake() *Fake {
 // URL is the webhook's URL.
 func (f *Fake) URL() string { return f.srv.URL + fakePath }
 
+// Credentials are valid credentials pointing the provider at the fake.
 func (f *Fake) Credentials() provider.Credentials {
 	return provider.Credentials{"webhookUrl": f.URL(), "secretKey": fakeSecret}
 }
 
+// BadCredentials are credentials the fake refuses as the provider does.
 func (f *Fake) BadCredentials() provider.Credentials {
 	c := f.Credentials()
 	c["secretKey"] = "pwh-wrong-secret-000000"
 	return c
 }
 
+// Address gives the message a device token.
 func (f *Fake) Address(m *provider.Message) {
 	m.Tokens = []string{fmt.Sprintf("device-token-%d", f.seq.Load())}
 }
-func (f *Fake) Roots() *x509.CertPool { return nil }
-func (f *Fake) Close()                { f.srv.Close() }
 
+// Roots are nil: the fake speaks plain HTTP.
+func (f *Fake) Roots() *x509.CertPool { return nil }
+
+// Close stops the server.
+func (f *Fake) Close() { f.srv.Close() }
+
+// Traits say which parts of the shared suite apply.
 func (f *Fake) Traits() providertest.Traits {
 	return providertest.Traits{RetryAfter: true, Overrides: true}
 }

@@ -70,6 +70,7 @@ func Body(m *provider.Message) map[string]any {
 	return body
 }
 
+// Send delivers m to its device tokens in one request.
 func (s *sender) Send(ctx context.Context, m *provider.Message) (*provider.Result, error) {
 	req, err := provider.JSONRequest(s.url, Body(m), s.secrets)
 	if err != nil {
