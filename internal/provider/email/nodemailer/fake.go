@@ -41,6 +41,9 @@ type Options struct {
 	ImplicitTLS bool
 	// LoginOnly offers AUTH LOGIN instead of AUTH PLAIN.
 	LoginOnly bool
+	// IdleTimeout drops a client silent that long, with "421 4.4.2" as
+	// relays do (0: never).
+	IdleTimeout time.Duration
 }
 
 const (
@@ -68,6 +71,7 @@ func NewFakeWith(o Options) *Fake {
 	f.srv.MaxMessageBytes = 10 << 20
 	f.srv.MaxRecipients = 50
 	f.srv.ErrorLog = log.New(io.Discard, "", 0)
+	f.srv.ReadTimeout = o.IdleTimeout
 	tlsConf := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	var l net.Listener = f.ln
 	switch {

@@ -46,7 +46,7 @@ func (p *pool) get() (*conn, bool) {
 	for len(p.conns) > 0 {
 		cn := p.conns[len(p.conns)-1]
 		p.conns = p.conns[:len(p.conns)-1]
-		if now.Sub(cn.used) < p.idle {
+		if now.Sub(cn.used) < p.idle && alive(cn.raw) {
 			return cn, true
 		}
 		go cn.quit()
