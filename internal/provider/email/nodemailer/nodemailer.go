@@ -181,6 +181,14 @@ func (s *sender) Send(ctx context.Context, m *provider.Message) (*provider.Resul
 		if reused && stale && attempt == 0 && ctx.Err() == nil {
 			continue
 		}
+		if cause := ctx.Err(); cause != nil {
+			// The deadline or cancellation cut the conversation: say so
+			// rather than only "i/o timeout".
+			pe := provider.AsError(err)
+			pe.Class = provider.Transient
+			pe.Reason += " (" + cause.Error() + ")"
+			return nil, pe
+		}
 		return nil, err
 	}
 }

@@ -123,8 +123,9 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	raw, _ := io.ReadAll(r.Body)
 	var body struct {
-		From, To, Cc, Bcc, ReplyTo, Subject, HtmlBody, TextBody, MessageStream string
-		Headers                                                                []struct{ Name, Value string }
+		From, To, Cc, Bcc, ReplyTo, Subject, TextBody, MessageStream string
+		HTMLBody                                                     string `json:"HtmlBody"`
+		Headers                                                      []struct{ Name, Value string }
 	}
 	if err := json.Unmarshal(raw, &body); err != nil {
 		pmError(w, http.StatusUnprocessableEntity, 402, "Received invalid JSON input.")
@@ -150,7 +151,7 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		pmError(w, http.StatusUnprocessableEntity, 300, "Too many recipients: at most 50 in To, Cc and Bcc together.")
 		return
 	}
-	if body.HtmlBody == "" && body.TextBody == "" {
+	if body.HTMLBody == "" && body.TextBody == "" {
 		pmError(w, http.StatusUnprocessableEntity, 300, "Provide either email TextBody or HtmlBody or both.")
 		return
 	}
@@ -159,7 +160,7 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := providertest.Delivery{To: to, Cc: cc, Bcc: bcc, From: from.Address, SenderName: from.Name,
-		Subject: body.Subject, HTML: body.HtmlBody, Text: body.TextBody, Header: r.Header.Clone(), Body: raw,
+		Subject: body.Subject, HTML: body.HTMLBody, Text: body.TextBody, Header: r.Header.Clone(), Body: raw,
 		MessageID: uuid()}
 	if body.ReplyTo != "" {
 		rt, err := list(body.ReplyTo)

@@ -158,7 +158,10 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		Content          struct {
 			Simple *struct {
 				Subject *content
-				Body    struct{ Html, Text *content }
+				Body    struct {
+					HTML *content `json:"Html"`
+					Text *content
+				}
 			}
 		}
 	}
@@ -184,11 +187,11 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s := body.Content.Simple
-	if s == nil || s.Subject == nil || (s.Body.Html == nil && s.Body.Text == nil) {
+	if s == nil || s.Subject == nil || (s.Body.HTML == nil && s.Body.Text == nil) {
 		awsError(w, http.StatusBadRequest, "BadRequestException", "Content.Simple needs a Subject and a Body with Html or Text.")
 		return
 	}
-	for _, c := range []*content{s.Subject, s.Body.Html, s.Body.Text} {
+	for _, c := range []*content{s.Subject, s.Body.HTML, s.Body.Text} {
 		if c != nil && c.Charset != "" && !strings.EqualFold(c.Charset, "UTF-8") {
 			awsError(w, http.StatusBadRequest, "BadRequestException", "Unsupported charset "+c.Charset)
 			return
@@ -197,8 +200,8 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	d := providertest.Delivery{To: dst.ToAddresses, Cc: dst.CcAddresses, Bcc: dst.BccAddresses, From: from.Address,
 		SenderName: from.Name, Subject: s.Subject.Data, Header: r.Header.Clone(), Body: raw,
 		MessageID: fmt.Sprintf("0100%012x-%s-%06d", time.Now().UnixMilli(), requestID(), f.seq.Add(1))}
-	if s.Body.Html != nil {
-		d.HTML = s.Body.Html.Data
+	if s.Body.HTML != nil {
+		d.HTML = s.Body.HTML.Data
 	}
 	if s.Body.Text != nil {
 		d.Text = s.Body.Text.Data
