@@ -1,5 +1,5 @@
--- wrk script: one e-mail per trigger, each with its own number (its subject),
--- to one of 1,000 subscribers upserted by the trigger itself.
+-- wrk script: bulk triggers of 20 e-mails, each with its own number (its
+-- subject), to 1,000 subscribers created before the run.
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Authorization"] = "ApiKey " .. os.getenv("KEY")
@@ -10,8 +10,10 @@ function setup(thread)
 end
 local n = 0
 request = function()
-  n = n + 1
-  local s = math.random(1000)
-  local body = string.format('{"name":"receipt","to":{"subscriberId":"sub-%d","email":"sub-%d@bench.test","firstName":"S%d"},"payload":{"n":"%d-%d","order":"A-%d","items":[1,2,3]}}', s, s, s, tid, n, n)
-  return wrk.format(nil, nil, nil, body)
+  local events = {}
+  for i = 1, 20 do
+    n = n + 1
+    events[i] = string.format('{"name":"receipt","to":"sub-%d","payload":{"n":"%d-%d","order":"A-%d","items":[1,2,3]}}', math.random(1000), tid, n, n)
+  end
+  return wrk.format(nil, nil, nil, '{"events":[' .. table.concat(events, ",") .. ']}')
 end
