@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/herald-notify/herald/internal/id"
 	"github.com/herald-notify/herald/internal/provider"
 	"github.com/herald-notify/herald/internal/store"
 )
@@ -163,6 +162,19 @@ func (e *Engine) send(ctx context.Context, a *attempt) {
 	a.res = res
 }
 
+// deliveryID is the message id of one delivery, the same in every run of
+// the job, so that a re-run sends the very request of the first (providers
+// compare a repeated idempotency key's body): the job id's time part and a
+// hash of the job, integration and target.
+func deliveryID(jobID, integrationID, target string) string {
+	h := sha256.Sum256([]byte("message\x00" + jobID + "\x00" + integrationID + "\x00" + target))
+	prefix := jobID
+	if len(prefix) >= 8 {
+		prefix = prefix[:8]
+	}
+	return prefix + hex.EncodeToString(h[:])[:24-len(prefix)]
+}
+
 // idempotencyKey is stable across the runs of one delivery: a re-run after
 // a crash carries the key of the first run.
 func idempotencyKey(jobID, integrationID, target string) string {
@@ -277,7 +289,7 @@ func (e *Engine) deliverOne(ctx context.Context, o store.JobOutcome, c store.Cla
 	}
 	st.IntegrationID = cur.ID
 	o.IntegrationID, o.Delivery = cur.ID, st.json()
-	msg.ID = id.NewAt(e.now())
+	msg.ID = deliveryID(c.Job.ID, cur.ID, "")
 	msg.IdempotencyKey = idempotencyKey(c.Job.ID, cur.ID, "")
 	msg.Overrides = ov.provider(cur.ProviderID)
 	o.Details = append(o.Details, e.providerDetail(o, *cur, "Pending", "Start sending message", nil),

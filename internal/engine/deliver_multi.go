@@ -9,7 +9,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/herald-notify/herald/internal/id"
 	"github.com/herald-notify/herald/internal/provider"
 	"github.com/herald-notify/herald/internal/store"
 )
@@ -96,7 +95,7 @@ func (e *Engine) deliverMany(ctx context.Context, o store.JobOutcome, c store.Cl
 			transient = &provider.Error{Class: provider.Transient, Reason: "the job ran out of time before this target"}
 			continue
 		}
-		msg := &provider.Message{ID: id.NewAt(e.now()), IdempotencyKey: idempotencyKey(c.Job.ID, t.in.ID, t.key),
+		msg := &provider.Message{ID: deliveryID(c.Job.ID, t.in.ID, t.key), IdempotencyKey: idempotencyKey(c.Job.ID, t.in.ID, t.key),
 			Content: str(ctl["body"]), Overrides: ov.provider(t.in.ProviderID)}
 		webhookContext(msg, c, step)
 		var where any

@@ -127,7 +127,7 @@ func TestIntegrationCredentialsVisibility(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, h *harness) {
 		key, session := h.authFor(asDev), h.authFor(asSession)
-		creds := map[string]any{"apiKey": "SG.top-secret", "from": "noreply@example.com", "secure": true, "tlsOptions": map[string]any{"ca": "pem"}}
+		creds := map[string]any{"apiKey": "SG.top-secret", "from": "noreply@example.com", "domain": "mg.example.com", "secure": true, "tlsOptions": map[string]any{"ca": "pem"}}
 
 		noCredentials := func(t *testing.T, res response) {
 			t.Helper()

@@ -107,7 +107,8 @@ func sweepFixtures(t *testing.T, h *harness) map[string]string {
 	}
 	vars := map[string]string{}
 	for name, identifier := range map[string]string{"putIntegration": "sw-put", "primaryIntegration": "sw-primary", "victimIntegration": "sw-victim"} {
-		vars[name] = h.createIntegration(t, dev, map[string]any{"providerId": "sendgrid", "identifier": identifier})["_id"].(string)
+		vars[name] = h.createIntegration(t, dev, map[string]any{"providerId": "sendgrid", "identifier": identifier,
+			"credentials": map[string]any{"apiKey": "SG.sweep", "from": "sweep@example.com"}})["_id"].(string)
 	}
 	for _, key := range []string{"sw-flow", "sw-put-flow", "sw-victim-flow"} {
 		h.createWorkflow(t, dev, map[string]any{"name": key, "workflowId": key, "steps": []any{

@@ -1,16 +1,22 @@
 package httpapi_test
 
 import (
+	"context"
+	"errors"
+	"log/slog"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/herald-notify/herald/internal/engine"
+	"github.com/herald-notify/herald/internal/provider/email/resend"
 	"github.com/herald-notify/herald/internal/provider/email/sendgrid"
 	"github.com/herald-notify/herald/internal/provider/providertest"
+	"github.com/herald-notify/herald/internal/store"
 )
 
 // deliveryEngine is an engine that may reach the local fakes, on a clock the
@@ -255,5 +261,61 @@ func TestDeliveryRefusesPrivateNetworks(t *testing.T) {
 		require.Equal(t, "failed", mail["status"], "a refusal is permanent: no retries")
 		details := objects(t, mail["executionDetails"])
 		require.Contains(t, details[len(details)-1]["raw"], "private-network guard")
+	})
+}
+
+// crashingStore loses the outcomes of the first jobs it is asked to write,
+// as a worker that dies between the provider's answer and the commit.
+type crashingStore struct {
+	store.Store
+	lose atomic.Int32
+}
+
+func (s *crashingStore) JobFinish(ctx context.Context, outcomes []store.JobOutcome, now time.Time) ([]bool, error) {
+	if s.lose.Add(-1) >= 0 {
+		return nil, errors.New("the worker died before the commit")
+	}
+	return s.Store.JobFinish(ctx, outcomes, now)
+}
+
+func TestCrashMidSendIsNotASecondEmail(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, h *harness) {
+		dev := h.authFor(asDev)
+		f := resend.NewFake()
+		defer f.Close()
+		creds := map[string]any{}
+		for k, v := range f.Credentials() {
+			creds[k] = v
+		}
+		h.createIntegration(t, dev, map[string]any{"providerId": "resend", "identifier": "resend", "active": true, "credentials": creds})
+		h.createWorkflow(t, dev, emailWorkflow("welcome"))
+		h.createSubscriber(t, dev, map[string]any{"subscriberId": "ada", "firstName": "Ada", "email": "ada@example.com"})
+		clock := &testClock{t: time.Now().Add(time.Minute)}
+		h.trigger(t, dev, map[string]any{"name": "welcome", "to": "ada", "transactionId": "tx-crash"})
+
+		// The send reaches Resend; the outcome (and its retry) never commits.
+		crashing := &crashingStore{Store: h.DB}
+		crashing.lose.Store(2)
+		dying := engine.New(engine.Options{Store: crashing, Now: clock.Now, Logger: slog.New(slog.DiscardHandler),
+			Delivery: engine.DeliveryOptions{AllowPrivateNetworks: true}})
+		_, err := dying.RunOnce(context.Background())
+		require.Error(t, err)
+		require.Len(t, f.Received(), 1)
+
+		// The lease expires, the job runs again: same idempotency key, no second e-mail.
+		clock.Advance(time.Minute)
+		n, err := h.DB.JobRescue(context.Background(), clock.Now())
+		require.NoError(t, err)
+		require.Equal(t, 1, n)
+		drain(t, h.deliveryEngine(clock))
+		require.Equal(t, 2, f.Requests(), "the re-run called Resend again")
+		got := f.Received()
+		require.Len(t, got, 1, "Resend recognised the key: one e-mail")
+		mail := h.jobsOf(t, "tx-crash")[0]
+		require.Equal(t, "completed", mail["status"])
+		msgs := objects(t, h.messages(t, url.Values{"transactionId": {"tx-crash"}, "channel": {"email"}})["data"])
+		require.Len(t, msgs, 1)
+		require.Equal(t, got[0].MessageID, msgs[0]["providerMessageId"], "the first send's id")
 	})
 }

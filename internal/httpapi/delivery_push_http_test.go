@@ -8,9 +8,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/herald-notify/herald/internal/provider/providertest"
 	"github.com/herald-notify/herald/internal/provider/push/expo"
 	"github.com/herald-notify/herald/internal/provider/push/fcm"
-	"github.com/herald-notify/herald/internal/provider/providertest"
 )
 
 func pushWorkflow(key string) map[string]any {

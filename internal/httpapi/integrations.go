@@ -479,6 +479,14 @@ func (s *Server) integrationSetPrimary(w http.ResponseWriter, r *http.Request) e
 		return err
 	}
 	c := callerFrom(r.Context())
+	// set-primary activates: the credentials must be complete.
+	cur, err := s.store.IntegrationGet(r.Context(), c.Scope, iid)
+	if err != nil {
+		return integrationNotFound(err, iid)
+	}
+	if err := s.checkCredentials(cur.ProviderID, true, cur.Credentials); err != nil {
+		return err
+	}
 	in, err := s.store.IntegrationSetPrimary(r.Context(), c.Scope, iid)
 	if err != nil {
 		return integrationNotFound(err, iid)

@@ -14,9 +14,11 @@ func TestIntegrationScenarios(t *testing.T) {
 		mail := h.createIntegration(t, dev, map[string]any{"providerId": "sendgrid", "identifier": "mail-main", "active": true,
 			"credentials": map[string]any{"apiKey": "SG.secret", "from": "noreply@example.com"}})
 		require.Equal(t, true, mail["primary"], "the first active integration of a channel becomes primary")
-		spare := h.createIntegration(t, dev, map[string]any{"providerId": "mailgun", "identifier": "mail-spare"})
+		spare := h.createIntegration(t, dev, map[string]any{"providerId": "mailgun", "identifier": "mail-spare",
+			"credentials": map[string]any{"apiKey": "mg-key", "domain": "mg.example.com", "from": "noreply@example.com"}})
+		draft := h.createIntegration(t, dev, map[string]any{"providerId": "postmark", "identifier": "mail-draft"})
 		doomed := h.createIntegration(t, dev, map[string]any{"providerId": "twilio", "identifier": "sms-doomed", "active": true})
-		vars := map[string]string{"mail": mail["_id"].(string), "spare": spare["_id"].(string), "doomed": doomed["_id"].(string),
+		vars := map[string]string{"mail": mail["_id"].(string), "spare": spare["_id"].(string), "doomed": doomed["_id"].(string), "draft": draft["_id"].(string),
 			"absent": "0123456789abcdef01234567"}
 
 		field := func(name string, want any) func(t *testing.T, res response) {
@@ -41,6 +43,10 @@ func TestIntegrationScenarios(t *testing.T) {
 				status: 422, errorFields: []string{"credentials.from"}},
 			{name: "an inactive integration may lack credentials (a draft)", method: "POST", url: "/v1/integrations",
 				body: map[string]any{"providerId": "sendgrid", "identifier": "draft-mail"}, status: 201},
+			{name: "activating a draft that lacks credentials", method: "PUT", url: "/v1/integrations/{{draft}}",
+				body: map[string]any{"active": true}, status: 422, errorFields: []string{"credentials.apiKey", "credentials.from"}},
+			{name: "making a draft that lacks credentials primary (which activates it)", method: "POST",
+				url: "/v1/integrations/{{draft}}/set-primary", status: 422, errorFields: []string{"credentials.apiKey", "credentials.from"}},
 			{name: "a baseUrl that is not an http(s) URL", method: "POST", url: "/v1/integrations",
 				body:   map[string]any{"providerId": "sendgrid", "credentials": map[string]any{"baseUrl": "file:///etc/passwd"}},
 				status: 422, errorFields: []string{"credentials.baseUrl"}},

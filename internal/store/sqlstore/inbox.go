@@ -79,7 +79,7 @@ func (db *DB) insertMessages(ctx context.Context, q querier, msgs []*store.Messa
 			rows[i] = "(" + strings.Join(ph, ", ") + ")"
 		}
 		res, err := q.QueryContext(ctx, "INSERT INTO messages ("+messageCols+") VALUES "+strings.Join(rows, ", ")+
-			" ON CONFLICT (job_id, target) DO NOTHING RETURNING job_id, target", a...)
+			" ON CONFLICT DO NOTHING RETURNING job_id, target", a...)
 		if err != nil {
 			return fmt.Errorf("sqlstore: insert messages: %w", err)
 		}
@@ -128,7 +128,7 @@ func nullString(s string) any {
 func insertMessage(ctx context.Context, q querier, m *store.Message, counts *pendingCounts) error {
 	res, err := q.ExecContext(ctx, "INSERT INTO messages ("+messageCols+") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,"+
 		" $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32,"+
-		" $33, $34) ON CONFLICT (job_id, target) DO NOTHING", messageValues(m)...)
+		" $33, $34) ON CONFLICT DO NOTHING", messageValues(m)...)
 	if err != nil {
 		return err
 	}
