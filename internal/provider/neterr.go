@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"io"
 	"net"
@@ -13,6 +15,14 @@ import (
 // provider (worth retrying), as opposed to a refusal by Herald's guard.
 func isNetError(err error) bool {
 	if errors.Is(err, netguard.ErrRefused) {
+		return false
+	}
+	// A certificate the client does not trust will not be trusted on retry.
+	var unknown x509.UnknownAuthorityError
+	var invalid x509.CertificateInvalidError
+	var host x509.HostnameError
+	var verify *tls.CertificateVerificationError
+	if errors.As(err, &unknown) || errors.As(err, &invalid) || errors.As(err, &host) || errors.As(err, &verify) {
 		return false
 	}
 	var ne net.Error
