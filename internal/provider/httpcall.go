@@ -3,6 +3,7 @@ package provider
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -197,6 +198,11 @@ func Path(body []byte, path string) string {
 		b, _ := json.Marshal(x)
 		return string(b)
 	}
+}
+
+// BasicAuth is the credentials part of an HTTP Basic Authorization header.
+func BasicAuth(user, pass string) string {
+	return base64.StdEncoding.EncodeToString([]byte(user + ":" + pass))
 }
 
 // Address formats "Name <addr>", or addr alone when name is empty.
