@@ -77,7 +77,9 @@ func (f *Fake) Roots() *x509.CertPool { return nil }
 func (f *Fake) Close() { f.srv.Close() }
 
 // Traits: a JSON body and Retry-After on 429.
-func (f *Fake) Traits() providertest.Traits { return providertest.Traits{RetryAfter: true, Overrides: true} }
+func (f *Fake) Traits() providertest.Traits {
+	return providertest.Traits{RetryAfter: true, Overrides: true}
+}
 
 func (f *Fake) keysOK(r *http.Request) bool {
 	return r.Header.Get("X-Api-Key") == fakeKey && r.Header.Get("X-Api-Secret") == fakeSecret

@@ -61,7 +61,9 @@ func (f *Fake) Roots() *x509.CertPool { return nil }
 func (f *Fake) Close() { f.srv.Close() }
 
 // Traits: a JSON body; throttling is a status in a 200, without Retry-After.
-func (f *Fake) Traits() providertest.Traits { return providertest.Traits{Overrides: true, Origin: true} }
+func (f *Fake) Traits() providertest.Traits {
+	return providertest.Traits{Overrides: true, Origin: true}
+}
 
 func status(w http.ResponseWriter, to, code, text string) {
 	sms.JSONAnswer(w, http.StatusOK, map[string]any{"message-count": "1",

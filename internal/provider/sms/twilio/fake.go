@@ -58,7 +58,9 @@ func (f *Fake) Roots() *x509.CertPool { return nil }
 func (f *Fake) Close() { f.srv.Close() }
 
 // Traits: a Retry-After on 429, no JSON body, no idempotency key.
-func (f *Fake) Traits() providertest.Traits { return providertest.Traits{RetryAfter: true, Origin: true} }
+func (f *Fake) Traits() providertest.Traits {
+	return providertest.Traits{RetryAfter: true, Origin: true}
+}
 
 func twilioError(w http.ResponseWriter, status, code int, msg string) {
 	sms.JSONAnswer(w, status, map[string]any{"code": code, "message": msg,
