@@ -127,7 +127,7 @@ func TestIntegrationCredentialsVisibility(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, h *harness) {
 		key, session := h.authFor(asDev), h.authFor(asSession)
-		creds := map[string]any{"apiKey": "SG.top-secret", "from": "noreply@example.com", "domain": "mg.example.com", "secure": true, "tlsOptions": map[string]any{"ca": "pem"}}
+		creds := map[string]any{"apiKey": "SG.top-secret", "from": "noreply@example.com", "domain": "mg.example.com", "accountSid": "AC-vis", "token": "tw-top-secret", "secure": true, "tlsOptions": map[string]any{"ca": "pem"}}
 
 		noCredentials := func(t *testing.T, res response) {
 			t.Helper()
@@ -175,9 +175,10 @@ func TestIntegrationCredentialsVisibility(t *testing.T) {
 		require.Equal(t, 201, res.Status, "%s", res.Raw)
 		withCredentials(t, res.Object(t), creds)
 		sessionID := res.Object(t)["_id"].(string)
-		res = h.call(t, session, "POST", "/v1/integrations", map[string]any{"providerId": "plivo", "identifier": "s-spare"}, nil)
+		spareCreds := map[string]any{"accountSid": "MA-spare", "token": "plivo-secret", "from": "+15555550100"}
+		res = h.call(t, session, "POST", "/v1/integrations", map[string]any{"providerId": "plivo", "identifier": "s-spare", "credentials": spareCreds}, nil)
 		require.Equal(t, 201, res.Status, "%s", res.Raw)
-		withCredentials(t, res.Object(t), map[string]any{})
+		withCredentials(t, res.Object(t), spareCreds)
 		sessionSpare := res.Object(t)["_id"].(string)
 
 		for _, path := range []string{"/v1/integrations", "/v1/integrations/active"} {
@@ -186,15 +187,16 @@ func TestIntegrationCredentialsVisibility(t *testing.T) {
 			withCredentials(t, findIntegration(t, res, keyID), creds)
 			withCredentials(t, findIntegration(t, res, sessionID), creds)
 		}
-		res = h.call(t, session, "PUT", "/v1/integrations/"+sessionID, map[string]any{"credentials": map[string]any{"token": "new-secret"}}, nil)
+		replaced := map[string]any{"accountSid": "AC-vis", "token": "new-secret", "from": "+15555550100"}
+		res = h.call(t, session, "PUT", "/v1/integrations/"+sessionID, map[string]any{"credentials": replaced}, nil)
 		require.Equal(t, 200, res.Status, "%s", res.Raw)
-		withCredentials(t, res.Object(t), map[string]any{"token": "new-secret"})
+		withCredentials(t, res.Object(t), replaced)
 		res = h.call(t, session, "POST", "/v1/integrations/"+sessionSpare+"/set-primary", nil, nil)
 		require.Equal(t, 200, res.Status, "%s", res.Raw)
 		require.Contains(t, res.Object(t), "credentials")
 		res = h.call(t, session, "DELETE", "/v1/integrations/"+sessionSpare, nil, nil)
 		require.Equal(t, 200, res.Status, "%s", res.Raw)
-		withCredentials(t, findIntegration(t, res, sessionID), map[string]any{"token": "new-secret"})
+		withCredentials(t, findIntegration(t, res, sessionID), replaced)
 
 		// And the API key still sees none of them.
 		res = h.call(t, key, "GET", "/v1/integrations", nil, nil)

@@ -38,7 +38,8 @@ func TestSecretConfigurationsVisibility(t *testing.T) {
 			"configurations": confs}), idem("conf-1"))
 		require.Equal(t, "true", again.Header.Get("Idempotency-Replay"))
 		hidden(t, again)
-		spare := h.createIntegration(t, key, map[string]any{"providerId": "plivo", "identifier": "sms-spare", "configurations": confs})
+		spare := h.createIntegration(t, key, map[string]any{"providerId": "plivo", "identifier": "sms-spare", "configurations": confs,
+			"credentials": map[string]any{"accountSid": "MA-spare", "token": "plivo-spare-token", "from": "+15555550100"}})
 
 		for _, rt := range []struct {
 			method, url string
