@@ -408,6 +408,16 @@ await step("workflows.delete", async () => {
   throw new CheckError("the deleted workflow is still readable");
 });
 
+await step("messages.retrieve", async () => {
+  const res = await novu.messages.retrieve({ subscriberId, channel: "in_app", page: 0, limit: 100 });
+  const r = res.result;
+  check(r.page === 0 && r.pageSize === 100 && r.hasMore === false, "paging fields", r);
+  check(r.data.some((m) => m.id === message.id), "lists the in-app message", r.data.map((m) => m.id));
+  check(r.data.every((m) => m.channel === "in_app"), "only the channel asked for", r.data.map((m) => m.channel));
+  const none = await novu.messages.retrieve({ transactionId: ["no-such-transaction"] });
+  check(none.result.data.length === 0, "an unknown transaction has no messages", none.result.data);
+});
+
 await step("messages.delete", async () => {
   const res = await novu.messages.delete(message.id);
   check(res.result.acknowledged === true && res.result.status === "deleted", "deleted", res.result);
