@@ -37,8 +37,19 @@ func TestMaintainAnalyzesWithoutAutovacuum(t *testing.T) {
 		require.Empty(t, did, "autovacuum is on: the server maintains its tables")
 		return
 	}
-	// The server's table statistics trail commits by up to a second.
+	// The server's table statistics trail commits by up to a second: wait
+	// until they count every insert, so that one ANALYZE covers them all.
 	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var inserted int64
+		require.NoError(t, db.Reader().QueryRow("SELECT coalesce(sum(n_tup_ins), 0) FROM pg_stat_user_tables"+
+			" WHERE schemaname = current_schema() AND relname = 'subscribers'").Scan(&inserted))
+		if inserted >= 300 {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the statistics never counted the inserts (%d)", inserted)
+		time.Sleep(100 * time.Millisecond)
+	}
 	for !slices.ContainsFunc(did, func(s string) bool { return s == "ANALYZE subscribers" || s == "VACUUM (ANALYZE) subscribers" }) {
 		require.True(t, time.Now().Before(deadline), "subscribers never analyzed; Maintain did %v", did)
 		time.Sleep(200 * time.Millisecond)
