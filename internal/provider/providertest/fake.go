@@ -12,6 +12,7 @@ import (
 	"crypto/x509"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"sync"
 	"time"
 
@@ -159,4 +160,35 @@ func HangUntilGone(r *http.Request) {
 	case <-r.Context().Done():
 	case <-time.After(time.Minute):
 	}
+}
+
+// Server is the plain-HTTP server of a wire fake; fakes embed it for
+// Roots and Close.
+type Server struct{ Srv *httptest.Server }
+
+// Serve starts the server on loopback.
+func (s *Server) Serve(h http.HandlerFunc) { s.Srv = httptest.NewServer(h) }
+
+// Roots are nil: plain HTTP.
+func (s *Server) Roots() *x509.CertPool { return nil }
+
+// Close stops the server.
+func (s *Server) Close() { s.Srv.Close() }
+
+// Answers are a provider's own answers to the scripted failures.
+type Answers map[Failure]func(w http.ResponseWriter)
+
+// Answered gives the scripted failure's answer (Hang: none until the
+// client goes) and reports whether it did; None and failures the provider
+// has no answer for fall through to the fake's normal path.
+func Answered(w http.ResponseWriter, r *http.Request, f Failure, answers Answers) bool {
+	if f == Hang {
+		HangUntilGone(r)
+		return true
+	}
+	if a := answers[f]; a != nil {
+		a(w)
+		return true
+	}
+	return false
 }

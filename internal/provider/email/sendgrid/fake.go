@@ -1,12 +1,10 @@
 package sendgrid
 
 import (
-	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 
@@ -17,7 +15,7 @@ import (
 // Fake is a local server speaking SendGrid's Mail Send API.
 type Fake struct {
 	providertest.Base
-	srv *httptest.Server
+	providertest.Server
 	seq atomic.Int64
 }
 
@@ -29,12 +27,12 @@ const (
 // NewFake starts one on loopback.
 func NewFake() *Fake {
 	f := &Fake{}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	f.Serve(f.serve)
 	return f
 }
 
 // URL is the origin to set as credentials.baseUrl (with a path prefix).
-func (f *Fake) URL() string { return f.srv.URL + fakePrefix }
+func (f *Fake) URL() string { return f.Srv.URL + fakePrefix }
 
 func (f *Fake) Credentials() provider.Credentials {
 	return provider.Credentials{"apiKey": fakeKey, "from": "noreply@herald.test", "senderName": "Herald Test",
@@ -48,8 +46,6 @@ func (f *Fake) BadCredentials() provider.Credentials {
 }
 
 func (f *Fake) Address(*provider.Message) {}
-func (f *Fake) Roots() *x509.CertPool     { return nil }
-func (f *Fake) Close()                    { f.srv.Close() }
 
 func (f *Fake) Traits() providertest.Traits {
 	return providertest.Traits{RetryAfter: true, Overrides: true, Origin: true}
@@ -71,19 +67,16 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		sgError(w, http.StatusUnauthorized, "The provided authorization grant is invalid, expired, or revoked", "")
 		return
 	}
-	switch failure {
-	case providertest.Rejected:
-		sgError(w, http.StatusBadRequest, "Does not contain a valid address.", "personalizations.0.to.0.email")
-		return
-	case providertest.Unavailable:
-		sgError(w, http.StatusServiceUnavailable, "Service Unavailable", "")
-		return
-	case providertest.RateLimited:
-		w.Header().Set("Retry-After", "7")
-		sgError(w, http.StatusTooManyRequests, "Too many requests", "")
-		return
-	case providertest.Hang:
-		providertest.HangUntilGone(r)
+	if providertest.Answered(w, r, failure, providertest.Answers{
+		providertest.Rejected: func(w http.ResponseWriter) {
+			sgError(w, http.StatusBadRequest, "Does not contain a valid address.", "personalizations.0.to.0.email")
+		},
+		providertest.Unavailable: func(w http.ResponseWriter) { sgError(w, http.StatusServiceUnavailable, "Service Unavailable", "") },
+		providertest.RateLimited: func(w http.ResponseWriter) {
+			w.Header().Set("Retry-After", "7")
+			sgError(w, http.StatusTooManyRequests, "Too many requests", "")
+		},
+	}) {
 		return
 	}
 	raw, _ := io.ReadAll(r.Body)

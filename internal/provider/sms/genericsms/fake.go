@@ -1,12 +1,10 @@
 package genericsms
 
 import (
-	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 
@@ -21,7 +19,7 @@ import (
 // serves the auth URL and requires the token it issued.
 type Fake struct {
 	providertest.Base
-	srv        *httptest.Server
+	providertest.Server
 	seq        atomic.Int64
 	tokenAuth  bool
 	tokensMade atomic.Int64
@@ -40,18 +38,18 @@ func NewTokenFake() *Fake { return newFake(true) }
 
 func newFake(tokenAuth bool) *Fake {
 	f := &Fake{tokenAuth: tokenAuth}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	f.Serve(f.serve)
 	return f
 }
 
 // Credentials point the provider at the fake.
 func (f *Fake) Credentials() provider.Credentials {
-	c := provider.Credentials{"baseUrl": f.srv.URL + "/gateway/v2/sms/send", "apiKeyRequestHeader": "X-Api-Key",
+	c := provider.Credentials{"baseUrl": f.Srv.URL + "/gateway/v2/sms/send", "apiKeyRequestHeader": "X-Api-Key",
 		"apiKey": fakeKey, "secretKeyRequestHeader": "X-Api-Secret", "secretKey": fakeSecret, "from": "Herald",
 		"idPath": "data.message.uid", "datePath": "data.message.at"}
 	if f.tokenAuth {
 		c["authenticateByToken"] = true
-		c["domain"] = f.srv.URL + "/auth/token"
+		c["domain"] = f.Srv.URL + "/auth/token"
 		c["authenticationTokenKey"] = "X-Auth-Token"
 	}
 	return c
@@ -69,12 +67,6 @@ func (f *Fake) TokensIssued() int { return int(f.tokensMade.Load()) }
 
 // Address keeps the message's phone number.
 func (f *Fake) Address(*provider.Message) {}
-
-// Roots are nil: plain HTTP.
-func (f *Fake) Roots() *x509.CertPool { return nil }
-
-// Close stops the server.
-func (f *Fake) Close() { f.srv.Close() }
 
 // Traits: a JSON body and Retry-After on 429.
 func (f *Fake) Traits() providertest.Traits {
@@ -108,19 +100,18 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		sms.JSONAnswer(w, http.StatusUnauthorized, map[string]any{"message": "token required"})
 		return
 	}
-	switch failure {
-	case providertest.Rejected:
-		sms.JSONAnswer(w, http.StatusUnprocessableEntity, map[string]any{"message": "invalid destination number"})
-		return
-	case providertest.Unavailable:
-		sms.JSONAnswer(w, http.StatusBadGateway, map[string]any{"message": "upstream unavailable"})
-		return
-	case providertest.RateLimited:
-		w.Header().Set("Retry-After", "7")
-		sms.JSONAnswer(w, http.StatusTooManyRequests, map[string]any{"message": "slow down"})
-		return
-	case providertest.Hang:
-		providertest.HangUntilGone(r)
+	if providertest.Answered(w, r, failure, providertest.Answers{
+		providertest.Rejected: func(w http.ResponseWriter) {
+			sms.JSONAnswer(w, http.StatusUnprocessableEntity, map[string]any{"message": "invalid destination number"})
+		},
+		providertest.Unavailable: func(w http.ResponseWriter) {
+			sms.JSONAnswer(w, http.StatusBadGateway, map[string]any{"message": "upstream unavailable"})
+		},
+		providertest.RateLimited: func(w http.ResponseWriter) {
+			w.Header().Set("Retry-After", "7")
+			sms.JSONAnswer(w, http.StatusTooManyRequests, map[string]any{"message": "slow down"})
+		},
+	}) {
 		return
 	}
 	raw, _ := io.ReadAll(r.Body)

@@ -1,12 +1,10 @@
 package nexmo
 
 import (
-	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 
@@ -19,7 +17,7 @@ import (
 // 200 with a non-zero message status, as Vonage sends them.
 type Fake struct {
 	providertest.Base
-	srv *httptest.Server
+	providertest.Server
 	seq atomic.Int64
 }
 
@@ -32,12 +30,12 @@ const (
 // NewFake starts one on loopback.
 func NewFake() *Fake {
 	f := &Fake{}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	f.Serve(f.serve)
 	return f
 }
 
 // URL is the origin to set as credentials.baseUrl.
-func (f *Fake) URL() string { return f.srv.URL + fakePrefix }
+func (f *Fake) URL() string { return f.Srv.URL + fakePrefix }
 
 // Credentials point the provider at the fake.
 func (f *Fake) Credentials() provider.Credentials {
@@ -53,12 +51,6 @@ func (f *Fake) BadCredentials() provider.Credentials {
 
 // Address keeps the message's phone number.
 func (f *Fake) Address(*provider.Message) {}
-
-// Roots are nil: plain HTTP.
-func (f *Fake) Roots() *x509.CertPool { return nil }
-
-// Close stops the server.
-func (f *Fake) Close() { f.srv.Close() }
 
 // Traits: a JSON body; throttling is a status in a 200, without Retry-After.
 func (f *Fake) Traits() providertest.Traits {

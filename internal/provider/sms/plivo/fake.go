@@ -1,12 +1,10 @@
 package plivo
 
 import (
-	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 
@@ -18,7 +16,7 @@ import (
 // Fake is a local server speaking Plivo's Message API.
 type Fake struct {
 	providertest.Base
-	srv *httptest.Server
+	providertest.Server
 	seq atomic.Int64
 }
 
@@ -31,12 +29,12 @@ const (
 // NewFake starts one on loopback.
 func NewFake() *Fake {
 	f := &Fake{}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	f.Serve(f.serve)
 	return f
 }
 
 // URL is the origin to set as credentials.baseUrl.
-func (f *Fake) URL() string { return f.srv.URL + fakePrefix }
+func (f *Fake) URL() string { return f.Srv.URL + fakePrefix }
 
 // Credentials point the provider at the fake.
 func (f *Fake) Credentials() provider.Credentials {
@@ -52,12 +50,6 @@ func (f *Fake) BadCredentials() provider.Credentials {
 
 // Address keeps the message's phone number.
 func (f *Fake) Address(*provider.Message) {}
-
-// Roots are nil: plain HTTP.
-func (f *Fake) Roots() *x509.CertPool { return nil }
-
-// Close stops the server.
-func (f *Fake) Close() { f.srv.Close() }
 
 // Traits: a JSON body and Retry-After on 429.
 func (f *Fake) Traits() providertest.Traits {
@@ -79,19 +71,16 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "Could not verify your access level for that URL.\nYou have to login with proper credentials")
 		return
 	}
-	switch failure {
-	case providertest.Rejected:
-		plivoError(w, http.StatusBadRequest, "dst parameter: invalid destination number")
-		return
-	case providertest.Unavailable:
-		plivoError(w, http.StatusInternalServerError, "internal server error")
-		return
-	case providertest.RateLimited:
-		w.Header().Set("Retry-After", "7")
-		plivoError(w, http.StatusTooManyRequests, "too many requests")
-		return
-	case providertest.Hang:
-		providertest.HangUntilGone(r)
+	if providertest.Answered(w, r, failure, providertest.Answers{
+		providertest.Rejected: func(w http.ResponseWriter) {
+			plivoError(w, http.StatusBadRequest, "dst parameter: invalid destination number")
+		},
+		providertest.Unavailable: func(w http.ResponseWriter) { plivoError(w, http.StatusInternalServerError, "internal server error") },
+		providertest.RateLimited: func(w http.ResponseWriter) {
+			w.Header().Set("Retry-After", "7")
+			plivoError(w, http.StatusTooManyRequests, "too many requests")
+		},
+	}) {
 		return
 	}
 	raw, _ := io.ReadAll(r.Body)

@@ -1,12 +1,10 @@
 package sinch
 
 import (
-	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -19,7 +17,7 @@ import (
 // Fake is a local server speaking Sinch's SMS batches API.
 type Fake struct {
 	providertest.Base
-	srv *httptest.Server
+	providertest.Server
 	seq atomic.Int64
 }
 
@@ -32,12 +30,12 @@ const (
 // NewFake starts one on loopback.
 func NewFake() *Fake {
 	f := &Fake{}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	f.Serve(f.serve)
 	return f
 }
 
 // URL is the origin to set as credentials.baseUrl.
-func (f *Fake) URL() string { return f.srv.URL + fakePrefix }
+func (f *Fake) URL() string { return f.Srv.URL + fakePrefix }
 
 // Credentials point the provider at the fake.
 func (f *Fake) Credentials() provider.Credentials {
@@ -54,12 +52,6 @@ func (f *Fake) BadCredentials() provider.Credentials {
 
 // Address keeps the message's phone number.
 func (f *Fake) Address(*provider.Message) {}
-
-// Roots are nil: plain HTTP.
-func (f *Fake) Roots() *x509.CertPool { return nil }
-
-// Close stops the server.
-func (f *Fake) Close() { f.srv.Close() }
 
 // Traits: a JSON body and Retry-After on 429.
 func (f *Fake) Traits() providertest.Traits {
@@ -80,19 +72,18 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		sinchError(w, http.StatusUnauthorized, "unauthorized", "Invalid credentials")
 		return
 	}
-	switch failure {
-	case providertest.Rejected:
-		sinchError(w, http.StatusBadRequest, "syntax_invalid_parameter_format", "Invalid phone number format")
-		return
-	case providertest.Unavailable:
-		sinchError(w, http.StatusServiceUnavailable, "service_unavailable", "Service unavailable")
-		return
-	case providertest.RateLimited:
-		w.Header().Set("Retry-After", "7")
-		sinchError(w, http.StatusTooManyRequests, "too_many_requests", "Too many requests")
-		return
-	case providertest.Hang:
-		providertest.HangUntilGone(r)
+	if providertest.Answered(w, r, failure, providertest.Answers{
+		providertest.Rejected: func(w http.ResponseWriter) {
+			sinchError(w, http.StatusBadRequest, "syntax_invalid_parameter_format", "Invalid phone number format")
+		},
+		providertest.Unavailable: func(w http.ResponseWriter) {
+			sinchError(w, http.StatusServiceUnavailable, "service_unavailable", "Service unavailable")
+		},
+		providertest.RateLimited: func(w http.ResponseWriter) {
+			w.Header().Set("Retry-After", "7")
+			sinchError(w, http.StatusTooManyRequests, "too_many_requests", "Too many requests")
+		},
+	}) {
 		return
 	}
 	raw, _ := io.ReadAll(r.Body)

@@ -1,10 +1,8 @@
 package twilio
 
 import (
-	"crypto/x509"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 
@@ -16,7 +14,7 @@ import (
 // Fake is a local server speaking Twilio's Messages API.
 type Fake struct {
 	providertest.Base
-	srv *httptest.Server
+	providertest.Server
 	seq atomic.Int64
 }
 
@@ -29,12 +27,12 @@ const (
 // NewFake starts one on loopback.
 func NewFake() *Fake {
 	f := &Fake{}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	f.Serve(f.serve)
 	return f
 }
 
 // URL is the origin to set as credentials.baseUrl.
-func (f *Fake) URL() string { return f.srv.URL + fakePrefix }
+func (f *Fake) URL() string { return f.Srv.URL + fakePrefix }
 
 // Credentials point the provider at the fake.
 func (f *Fake) Credentials() provider.Credentials {
@@ -50,12 +48,6 @@ func (f *Fake) BadCredentials() provider.Credentials {
 
 // Address keeps the message's phone number.
 func (f *Fake) Address(*provider.Message) {}
-
-// Roots are nil: plain HTTP.
-func (f *Fake) Roots() *x509.CertPool { return nil }
-
-// Close stops the server.
-func (f *Fake) Close() { f.srv.Close() }
 
 // Traits: a Retry-After on 429, no JSON body, no idempotency key.
 func (f *Fake) Traits() providertest.Traits {
@@ -77,19 +69,18 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		twilioError(w, http.StatusUnauthorized, 20003, "Authenticate")
 		return
 	}
-	switch failure {
-	case providertest.Rejected:
-		twilioError(w, http.StatusBadRequest, 21211, "The 'To' number is not a valid phone number.")
-		return
-	case providertest.Unavailable:
-		twilioError(w, http.StatusServiceUnavailable, 20500, "Service unavailable")
-		return
-	case providertest.RateLimited:
-		w.Header().Set("Retry-After", "7")
-		twilioError(w, http.StatusTooManyRequests, 20429, "Too Many Requests")
-		return
-	case providertest.Hang:
-		providertest.HangUntilGone(r)
+	if providertest.Answered(w, r, failure, providertest.Answers{
+		providertest.Rejected: func(w http.ResponseWriter) {
+			twilioError(w, http.StatusBadRequest, 21211, "The 'To' number is not a valid phone number.")
+		},
+		providertest.Unavailable: func(w http.ResponseWriter) {
+			twilioError(w, http.StatusServiceUnavailable, 20500, "Service unavailable")
+		},
+		providertest.RateLimited: func(w http.ResponseWriter) {
+			w.Header().Set("Retry-After", "7")
+			twilioError(w, http.StatusTooManyRequests, 20429, "Too Many Requests")
+		},
+	}) {
 		return
 	}
 	if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-www-form-urlencoded") || r.ParseForm() != nil {
