@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/herald-notify/herald/internal/store"
@@ -86,4 +87,16 @@ func TestCandidatesOrder(t *testing.T) {
 	require.Equal(t, []string{"b", "a", "e", "f"}, ids(candidates(ins, "email", "", eu)))
 	require.Equal(t, []string{"f"}, ids(candidates(ins, "email", "third", us)), "pinned")
 	require.Empty(t, candidates(ins, "email", "off", us), "an inactive integration is never pinned")
+}
+
+func FuzzConditionsMatch(f *testing.F) {
+	f.Add(`[{"type":"GROUP","value":"AND","children":[{"on":"payload","field":"a.b","operator":"BETWEEN","value":"1,2"}]}]`, `{"a":{"b":1.5}}`)
+	f.Add(`[{"isNegated":true,"value":"OR","children":[{"on":"subscriber","field":"data","operator":"ALL_IN","value":","}]}]`, `[]`)
+	f.Fuzz(func(t *testing.T, conds, payload string) {
+		var p any
+		_ = json.Unmarshal([]byte(payload), &p)
+		vars := map[string]any{"payload": p, "subscriber": map[string]any{"data": p}}
+		a := conditionsMatch([]byte(conds), vars)
+		require.Equal(t, a, conditionsMatch([]byte(conds), vars), "deterministic")
+	})
 }

@@ -48,7 +48,11 @@ func htmlToText(s string) string {
 			continue
 		}
 		end := tagEnd(s, i)
-		if end < 0 || i+1 >= len(s) || !(isLetter(s[i+1]) || s[i+1] == '/' || s[i+1] == '!') {
+		if end < 0 { // an unterminated tag: the rest is text (and no later tag can end either)
+			b.WriteString(s[i:])
+			break
+		}
+		if i+1 >= len(s) || !(isLetter(s[i+1]) || s[i+1] == '/' || s[i+1] == '!') {
 			b.WriteByte('<') // a lone "<" is text
 			i++
 			continue
@@ -62,11 +66,7 @@ func htmlToText(s string) string {
 		}
 		switch {
 		case skipTags[name] && !closing:
-			if k := strings.Index(strings.ToLower(s[i:]), "</"+name); k >= 0 {
-				i += k
-			} else {
-				i = len(s)
-			}
+			i = closingTag(s, i, name)
 		case name == "li" && !closing:
 			b.WriteString("\n- ")
 		case name == "a" && !closing:
@@ -78,8 +78,13 @@ func htmlToText(s string) string {
 		case name == "a" && closing && len(href) > 0:
 			u, start := href[len(href)-1], linkText[len(linkText)-1]
 			href, linkText = href[:len(href)-1], linkText[:len(linkText)-1]
-			label := strings.TrimSpace(html.UnescapeString(b.String()[start:]))
-			if u != "" && u != label && !strings.HasPrefix(u, "#") && !strings.HasPrefix(strings.ToLower(u), "mailto:"+label) {
+			label := b.String()[start:]
+			same := false
+			if len(label) <= 2048 { // bounded: nested links must not make this quadratic
+				label = strings.TrimSpace(html.UnescapeString(label))
+				same = u == label || strings.EqualFold(u, "mailto:"+label)
+			}
+			if u != "" && !same && !strings.HasPrefix(u, "#") {
 				b.WriteString(" (" + u + ")")
 			}
 		case name == "td" || name == "th":
@@ -93,6 +98,22 @@ func htmlToText(s string) string {
 		lines[i] = strings.TrimSpace(spacesRE.ReplaceAllString(strings.ReplaceAll(l, "\u00a0", " "), " "))
 	}
 	return strings.TrimSpace(newlinesRE.ReplaceAllString(strings.Join(lines, "\n"), "\n\n"))
+}
+
+// closingTag is where the closing tag of name after i starts (the end of s
+// when there is none), found without copying s: linear in what it skips.
+func closingTag(s string, i int, name string) int {
+	for {
+		k := strings.Index(s[i:], "</")
+		if k < 0 {
+			return len(s)
+		}
+		i += k
+		if end := i + 2 + len(name); end <= len(s) && strings.EqualFold(s[i+2:end], name) {
+			return i
+		}
+		i += 2
+	}
 }
 
 // tagEnd finds the '>' closing the tag opened at i, past quoted attribute values.

@@ -3,6 +3,7 @@ package engine
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -40,4 +41,19 @@ func FuzzHTMLToText(f *testing.F) {
 			require.LessOrEqual(t, strings.Count(out, "<"), strings.Count(s, "<"))
 		}
 	})
+}
+
+// TestHTMLToTextLinear: hostile markup (a body is up to 1 MiB) stays linear.
+func TestHTMLToTextLinear(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{
+		strings.Repeat("<style>x</style>", 65_000),
+		strings.Repeat(`<a href="u">`, 70_000) + strings.Repeat("</a>", 70_000),
+		strings.Repeat("<script>", 100_000),
+		strings.Repeat("<", 500_000),
+	} {
+		start := time.Now()
+		htmlToText(in)
+		require.Less(t, time.Since(start), 2*time.Second, "%.20s…", in) // quadratic: tens of seconds
+	}
 }
