@@ -75,6 +75,8 @@ func command(stdout, stderr io.Writer) *cli.Command {
 						Sources: cli.EnvVars("HERALD_RENDER_MAX_ITERATIONS"), Destination: &cfg.Render.MaxIterations},
 					&cli.IntFlag{Name: "render-max-output", Value: sandbox.DefaultLimits.MaxOutput, Usage: "bytes of one rendered template",
 						Sources: cli.EnvVars("HERALD_RENDER_MAX_OUTPUT"), Destination: &cfg.Render.MaxOutput},
+					&cli.IntFlag{Name: "workers", Value: 2, Usage: "job claim loops of this process (each runs a batch at a time)",
+						Sources: cli.EnvVars("HERALD_WORKERS"), Destination: &cfg.Workers},
 					&cli.BoolFlag{Name: "allow-private-networks", Usage: "let provider calls and webhooks reach loopback, private, link-local and metadata addresses",
 						Sources: cli.EnvVars("HERALD_ALLOW_PRIVATE_NETWORKS"), Destination: &cfg.Delivery.AllowPrivateNetworks},
 					&cli.DurationFlag{Name: "provider-timeout", Value: 10 * time.Second, Usage: "time limit of one call to a provider",
@@ -248,7 +250,7 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 	var eng *engine.Engine
 	var workersDone chan struct{}
 	if cfg.Role != "api" {
-		eng = engine.New(engine.Options{Store: a.Store, Logger: log, Listen: a.Store.ListenJobs, Sandbox: sb,
+		eng = engine.New(engine.Options{Store: a.Store, Logger: log, Listen: a.Store.ListenJobs, Sandbox: sb, Workers: cfg.Workers,
 			Delivery: engine.DeliveryOptions{AllowPrivateNetworks: cfg.Delivery.AllowPrivateNetworks,
 				Timeout: cfg.Delivery.Timeout, Attempts: cfg.Delivery.Attempts, PerProvider: cfg.Delivery.PerProvider}})
 		workersDone = make(chan struct{})

@@ -40,6 +40,8 @@ type Config struct {
 	Render sandbox.Limits
 	// Delivery configures the calls to providers.
 	Delivery Delivery
+	// Workers is the number of job claim loops of a worker process.
+	Workers int
 }
 
 // Delivery configures the calls to providers.
