@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -45,6 +46,19 @@ func (e *Engine) deliver(ctx context.Context, o store.JobOutcome, c store.Claime
 	cands := candidates(ins, step.Type, pinned, bindings(c.Subscriber, c.Notification.Payload, nil))
 	if pinned != "" && len(cands) == 0 {
 		return e.fail(o, "Payload", fmt.Sprintf("No active %s integration has the identifier %q", step.Type, pinned))
+	}
+	// Integrations of providers Herald does not deliver through yet are
+	// passed over for those it does; alone, they fail the step.
+	var unsupported []string
+	cands = slices.DeleteFunc(cands, func(in store.Integration) bool {
+		_, ok := e.o.Delivery.Registry.Get(in.ProviderID)
+		if !ok {
+			unsupported = append(unsupported, in.ProviderID)
+		}
+		return !ok
+	})
+	if len(cands) == 0 && len(unsupported) > 0 {
+		return e.fail(o, "Internal", fmt.Sprintf("Herald does not deliver through %s yet: nothing was sent", strings.Join(unsupported, ", ")))
 	}
 	st := readState(c.Job.Delivery)
 	switch step.Type {
