@@ -37,10 +37,7 @@ func emailWorkflow(key string) map[string]any {
 // sendgridIntegration creates an active SendGrid integration at a fake.
 func (h *harness) sendgridIntegration(t *testing.T, f *sendgrid.Fake, identifier string) map[string]any {
 	t.Helper()
-	creds := map[string]any{}
-	for k, v := range f.Credentials() {
-		creds[k] = v
-	}
+	creds := map[string]any(f.Credentials())
 	return h.createIntegration(t, h.authFor(asDev), map[string]any{"providerId": "sendgrid", "identifier": identifier,
 		"active": true, "credentials": creds})
 }
@@ -284,10 +281,7 @@ func TestCrashMidSendIsNotASecondEmail(t *testing.T) {
 		dev := h.authFor(asDev)
 		f := resend.NewFake()
 		defer f.Close()
-		creds := map[string]any{}
-		for k, v := range f.Credentials() {
-			creds[k] = v
-		}
+		creds := map[string]any(f.Credentials())
 		h.createIntegration(t, dev, map[string]any{"providerId": "resend", "identifier": "resend", "active": true, "credentials": creds})
 		h.createWorkflow(t, dev, emailWorkflow("welcome"))
 		h.createSubscriber(t, dev, map[string]any{"subscriberId": "ada", "firstName": "Ada", "email": "ada@example.com"})

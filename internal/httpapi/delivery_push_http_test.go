@@ -39,15 +39,9 @@ func TestPushDelivery(t *testing.T) {
 		fc, ex := fcm.NewFake(), expo.NewFake()
 		defer fc.Close()
 		defer ex.Close()
-		fcCreds := map[string]any{}
-		for k, v := range fc.Credentials() {
-			fcCreds[k] = v
-		}
+		fcCreds := map[string]any(fc.Credentials())
 		h.createIntegration(t, dev, map[string]any{"providerId": "fcm", "identifier": "fcm", "active": true, "credentials": fcCreds})
-		exCreds := map[string]any{}
-		for k, v := range ex.Credentials() {
-			exCreds[k] = v
-		}
+		exCreds := map[string]any(ex.Credentials())
 		h.createIntegration(t, dev, map[string]any{"providerId": "expo", "identifier": "expo", "active": true, "credentials": exCreds})
 		h.createWorkflow(t, dev, pushWorkflow("replied"))
 		h.createSubscriber(t, dev, map[string]any{"subscriberId": "ada"})

@@ -16,10 +16,7 @@ func TestSMSDelivery(t *testing.T) {
 		dev := h.authFor(asDev)
 		f := twilio.NewFake()
 		defer f.Close()
-		creds := map[string]any{}
-		for k, v := range f.Credentials() {
-			creds[k] = v
-		}
+		creds := map[string]any(f.Credentials())
 		in := h.createIntegration(t, dev, map[string]any{"providerId": "twilio", "identifier": "texts", "active": true, "credentials": creds})
 		h.createWorkflow(t, dev, map[string]any{"name": "Code", "workflowId": "code", "steps": []any{
 			map[string]any{"name": "Text", "type": "sms", "controlValues": map[string]any{"body": "Your code is {{payload.code}}"}},
