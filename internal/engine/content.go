@@ -30,10 +30,22 @@ func (o overrides) pinned(ch string) string {
 	return strings.TrimSpace(str(o.channel(ch)["integrationIdentifier"]))
 }
 
-// provider returns overrides.providers.<providerId>, merged into the provider's request.
-func (o overrides) provider(id string) map[string]any {
+// provider returns what is merged into a provider's request for a step:
+// overrides.providers.<providerId>, then overrides.steps.<stepId>.providers.<providerId>
+// on top (Novu's per-step overrides).
+func (o overrides) provider(stepID, id string) map[string]any {
 	ps, _ := o["providers"].(map[string]any)
 	m, _ := ps[id].(map[string]any)
+	steps, _ := o["steps"].(map[string]any)
+	st, _ := steps[stepID].(map[string]any)
+	sps, _ := st["providers"].(map[string]any)
+	if sm, ok := sps[id].(map[string]any); ok {
+		out := map[string]any{}
+		for k, v := range m {
+			out[k] = v
+		}
+		return provider.Merge(out, sm)
+	}
 	return m
 }
 

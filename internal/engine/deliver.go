@@ -63,9 +63,9 @@ func (e *Engine) deliver(ctx context.Context, o store.JobOutcome, c store.Claime
 	st := readState(c.Job.Delivery)
 	switch step.Type {
 	case "email":
-		return e.deliverOne(ctx, o, c, step.Type, emailMessage(c, ctl, ov), cands, pinned != "", st, ov)
+		return e.deliverOne(ctx, o, c, step, emailMessage(c, ctl, ov), cands, pinned != "", st, ov)
 	case "sms":
-		return e.deliverOne(ctx, o, c, step.Type, smsMessage(c, ctl, ov), cands, pinned != "", st, ov)
+		return e.deliverOne(ctx, o, c, step, smsMessage(c, ctl, ov), cands, pinned != "", st, ov)
 	case "chat":
 		return e.deliverMany(ctx, o, c, step, ctl, chatTargets(c.Subscriber, cands), st, ov)
 	default:
@@ -276,8 +276,9 @@ func retryWait(n int, pe *provider.Error) time.Duration {
 // deliverOne sends an e-mail or SMS through one integration at a time:
 // transient failures are retried on it with backoff, then — unless the
 // trigger pinned the integration — the next candidate is tried.
-func (e *Engine) deliverOne(ctx context.Context, o store.JobOutcome, c store.Claimed, channel string,
+func (e *Engine) deliverOne(ctx context.Context, o store.JobOutcome, c store.Claimed, step *store.Step,
 	msg *provider.Message, cands []store.Integration, pinned bool, st deliveryState, ov overrides) store.JobOutcome {
+	channel := step.Type
 	if len(cands) == 0 {
 		return e.fail(o, "Internal", "Subscriber does not have an active integration")
 	}
@@ -305,7 +306,7 @@ func (e *Engine) deliverOne(ctx context.Context, o store.JobOutcome, c store.Cla
 	o.IntegrationID, o.Delivery = cur.ID, st.json()
 	msg.ID = deliveryID(c.Job.ID, cur.ID, "")
 	msg.IdempotencyKey = idempotencyKey(c.Job.ID, cur.ID, "")
-	msg.Overrides = ov.provider(cur.ProviderID)
+	msg.Overrides = ov.provider(step.StepID, cur.ProviderID)
 	o.Details = append(o.Details, e.providerDetail(o, *cur, "Pending", "Start sending message", nil),
 		e.providerDetail(o, *cur, "Pending", "Integration instance selected", integrationRaw(*cur)))
 	a := &attempt{in: *cur, msg: msg}

@@ -81,7 +81,8 @@ func TestEmailDelivery(t *testing.T) {
 
 		h.trigger(t, dev, map[string]any{"name": "welcome", "to": "ada", "payload": map[string]any{"id": "42"}, "transactionId": "tx-mail",
 			"overrides": map[string]any{"email": map[string]any{"to": []string{"boss@example.com"}, "replyTo": "help@example.com"},
-				"providers": map[string]any{"sendgrid": map[string]any{"categories": []string{"welcome"}}}}})
+				"providers": map[string]any{"sendgrid": map[string]any{"categories": []string{"welcome"}, "ip_pool_name": "general"}},
+				"steps":     map[string]any{"mail": map[string]any{"providers": map[string]any{"sendgrid": map[string]any{"ip_pool_name": "transactional"}}}}}})
 		drain(t, eng)
 
 		got := f.Received()
@@ -94,6 +95,7 @@ func TestEmailDelivery(t *testing.T) {
 		require.Equal(t, "help@example.com", d.ReplyTo)
 		require.Equal(t, "noreply@herald.test", d.From)
 		require.Contains(t, string(d.Body), `"categories":["welcome"]`, "overrides.providers.sendgrid merged into the request")
+		require.Contains(t, string(d.Body), `"ip_pool_name":"transactional"`, "overrides.steps.<stepId>.providers win for their step")
 
 		jobs := h.jobsOf(t, "tx-mail")
 		require.Len(t, jobs, 2)
