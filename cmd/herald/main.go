@@ -75,6 +75,8 @@ func command(stdout, stderr io.Writer) *cli.Command {
 						Sources: cli.EnvVars("HERALD_RENDER_MAX_ITERATIONS"), Destination: &cfg.Render.MaxIterations},
 					&cli.IntFlag{Name: "render-max-output", Value: sandbox.DefaultLimits.MaxOutput, Usage: "bytes of one rendered template",
 						Sources: cli.EnvVars("HERALD_RENDER_MAX_OUTPUT"), Destination: &cfg.Render.MaxOutput},
+					&cli.StringFlag{Name: "debug-addr", Usage: "serve Go's profiler (pprof) on this separate address, e.g. 127.0.0.1:6060 (off when empty)",
+						Sources: cli.EnvVars("HERALD_DEBUG_ADDR"), Destination: &cfg.DebugAddr},
 					&cli.IntFlag{Name: "workers", Value: 2, Usage: "job claim loops of this process (each runs a batch at a time)",
 						Sources: cli.EnvVars("HERALD_WORKERS"), Destination: &cfg.Workers},
 					&cli.BoolFlag{Name: "allow-private-networks", Usage: "let provider calls and webhooks reach loopback, private, link-local and metadata addresses",
@@ -245,6 +247,11 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 		return err
 	}
 	go purgeLoop(ctx, a, log)
+	if cfg.DebugAddr != "" {
+		if err := serveDebug(ctx, cfg.DebugAddr, log); err != nil {
+			return err
+		}
+	}
 	sb := sandbox.New(cfg.Render)
 
 	var eng *engine.Engine

@@ -42,6 +42,8 @@ type Config struct {
 	Delivery Delivery
 	// Workers is the number of job claim loops of a worker process.
 	Workers int
+	// DebugAddr, when set, serves Go's profiler there.
+	DebugAddr string
 }
 
 // Delivery configures the calls to providers.
