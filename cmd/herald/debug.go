@@ -11,10 +11,11 @@ import (
 
 // serveDebug serves Go's profiler on its own listener (--debug-addr), never
 // on the API's port: it is for operators on the host, off by default.
-func serveDebug(ctx context.Context, addr string, log *slog.Logger) error {
+// It returns the address it listens on.
+func serveDebug(ctx context.Context, addr string, log *slog.Logger) (string, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return err
+		return "", err
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
@@ -29,5 +30,5 @@ func serveDebug(ctx context.Context, addr string, log *slog.Logger) error {
 	}()
 	log.Info("profiler listening", "addr", "http://"+ln.Addr().String()+"/debug/pprof/")
 	go func() { _ = srv.Serve(ln) }()
-	return nil
+	return ln.Addr().String(), nil
 }

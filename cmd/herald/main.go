@@ -248,7 +248,7 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 	}
 	go purgeLoop(ctx, a, log)
 	if cfg.DebugAddr != "" {
-		if err := serveDebug(ctx, cfg.DebugAddr, log); err != nil {
+		if _, err := serveDebug(ctx, cfg.DebugAddr, log); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,31 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestDebugListener(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	addr, err := serveDebug(ctx, "127.0.0.1:0", slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	res, err := http.Get("http://" + addr + "/debug/pprof/")
+	require.NoError(t, err)
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	require.True(t, strings.Contains(string(body), "goroutine"), "the profiles index")
+	cancel()
+	require.Eventually(t, func() bool {
+		_, err := http.Get("http://" + addr + "/debug/pprof/")
+		return err != nil
+	}, 5e9, 2e7, "closed with the server's context")
+}
