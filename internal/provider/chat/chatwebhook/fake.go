@@ -2,14 +2,12 @@ package chatwebhook
 
 import (
 	"crypto/hmac"
-	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 
@@ -21,7 +19,7 @@ import (
 // X-Novu-Signature HMAC over the raw body and answers {"id"}.
 type Fake struct {
 	providertest.Base
-	srv *httptest.Server
+	providertest.Server
 	seq atomic.Int64
 }
 
@@ -34,15 +32,15 @@ const (
 // NewFake starts one on loopback.
 func NewFake() *Fake {
 	f := &Fake{}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	f.Serve(f.serve)
 	return f
 }
 
 // URL is the fake's origin.
-func (f *Fake) URL() string { return f.srv.URL }
+func (f *Fake) URL() string { return f.Srv.URL }
 
 // WebhookURL is the receiver's URL at the fake (its path carries a token).
-func (f *Fake) WebhookURL() string { return f.srv.URL + hookPrefix + fakeToken + "?source=herald" }
+func (f *Fake) WebhookURL() string { return f.Srv.URL + hookPrefix + fakeToken + "?source=herald" }
 
 // Credentials hold the HMAC key the fake verifies.
 func (f *Fake) Credentials() provider.Credentials {
@@ -56,12 +54,6 @@ func (f *Fake) BadCredentials() provider.Credentials {
 
 // Address points the message at the fake's receiver.
 func (f *Fake) Address(m *provider.Message) { m.WebhookURL = f.WebhookURL() }
-
-// Roots is nil: plain HTTP.
-func (f *Fake) Roots() *x509.CertPool { return nil }
-
-// Close stops the server.
-func (f *Fake) Close() { f.srv.Close() }
 
 // Traits of the generic webhook: Retry-After on 429, JSON body, no origin.
 func (f *Fake) Traits() providertest.Traits {
@@ -113,7 +105,7 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Novu sends the URL it posts to in the body; it must be this one.
-	if body.WebhookURL != f.srv.URL+r.URL.RequestURI() {
+	if body.WebhookURL != f.Srv.URL+r.URL.RequestURI() {
 		jsonAnswer(w, http.StatusBadRequest, map[string]string{"message": "webhookUrl does not match this webhook"})
 		return
 	}

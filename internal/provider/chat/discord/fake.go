@@ -1,12 +1,10 @@
 package discord
 
 import (
-	"crypto/x509"
 	"encoding/json"
 	"io"
 	"mime"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"sync/atomic"
@@ -20,7 +18,7 @@ import (
 // Fake is a local server speaking Discord's Execute Webhook endpoint.
 type Fake struct {
 	providertest.Base
-	srv *httptest.Server
+	providertest.Server
 	seq atomic.Int64
 }
 
@@ -39,16 +37,16 @@ var webhookPath = regexp.MustCompile(`^/api(?:/v\d+)?/webhooks/([^/]+)/([^/]+)$`
 // NewFake starts one on loopback.
 func NewFake() *Fake {
 	f := &Fake{}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	f.Serve(f.serve)
 	return f
 }
 
 // URL is the fake's origin.
-func (f *Fake) URL() string { return f.srv.URL }
+func (f *Fake) URL() string { return f.Srv.URL }
 
 // WebhookURL is the webhook's URL at the fake, as Discord shows it.
 func (f *Fake) WebhookURL() string {
-	return f.srv.URL + "/api/webhooks/" + fakeWebhookID + "/" + fakeToken
+	return f.Srv.URL + "/api/webhooks/" + fakeWebhookID + "/" + fakeToken
 }
 
 // Credentials are empty: the webhook URL is the credential.
@@ -59,12 +57,6 @@ func (f *Fake) BadCredentials() provider.Credentials { return nil }
 
 // Address points the message at the fake's webhook.
 func (f *Fake) Address(m *provider.Message) { m.WebhookURL = f.WebhookURL() }
-
-// Roots is nil: plain HTTP.
-func (f *Fake) Roots() *x509.CertPool { return nil }
-
-// Close stops the server.
-func (f *Fake) Close() { f.srv.Close() }
 
 // Traits of Discord webhooks: Retry-After on 429, JSON body, no origin.
 func (f *Fake) Traits() providertest.Traits {

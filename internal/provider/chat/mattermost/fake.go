@@ -2,13 +2,11 @@ package mattermost
 
 import (
 	"crypto/rand"
-	"crypto/x509"
 	"encoding/base32"
 	"encoding/json"
 	"io"
 	"mime"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 
@@ -19,7 +17,7 @@ import (
 // Fake is a local Mattermost server's incoming-webhook endpoint.
 type Fake struct {
 	providertest.Base
-	srv *httptest.Server
+	providertest.Server
 }
 
 // fakeHookID is the incoming webhook's key; another key is an unknown hook.
@@ -28,15 +26,15 @@ const fakeHookID = "h3ra1dm4tt3rm0st5ecr3tk3yx"
 // NewFake starts one on loopback.
 func NewFake() *Fake {
 	f := &Fake{}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	f.Serve(f.serve)
 	return f
 }
 
 // URL is the fake server's origin.
-func (f *Fake) URL() string { return f.srv.URL }
+func (f *Fake) URL() string { return f.Srv.URL }
 
 // WebhookURL is the incoming webhook's URL at the fake.
-func (f *Fake) WebhookURL() string { return f.srv.URL + "/hooks/" + fakeHookID }
+func (f *Fake) WebhookURL() string { return f.Srv.URL + "/hooks/" + fakeHookID }
 
 // Credentials are empty: the webhook URL is the credential.
 func (f *Fake) Credentials() provider.Credentials { return provider.Credentials{} }
@@ -46,12 +44,6 @@ func (f *Fake) BadCredentials() provider.Credentials { return nil }
 
 // Address points the message at the fake's webhook.
 func (f *Fake) Address(m *provider.Message) { m.WebhookURL = f.WebhookURL() }
-
-// Roots is nil: plain HTTP.
-func (f *Fake) Roots() *x509.CertPool { return nil }
-
-// Close stops the server.
-func (f *Fake) Close() { f.srv.Close() }
 
 // Traits of Mattermost webhooks: Retry-After from its rate limiter, JSON body, no origin.
 func (f *Fake) Traits() providertest.Traits {

@@ -2,13 +2,11 @@ package msteams
 
 import (
 	"crypto/rand"
-	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -21,7 +19,7 @@ import (
 // an Office 365 connector and a Power Automate Workflows trigger.
 type Fake struct {
 	providertest.Base
-	srv       *httptest.Server
+	providertest.Server
 	addressed atomic.Int64
 	runs      atomic.Int64
 }
@@ -47,19 +45,19 @@ var (
 // NewFake starts one on loopback.
 func NewFake() *Fake {
 	f := &Fake{}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	f.Serve(f.serve)
 	return f
 }
 
 // URL is the fake's origin.
-func (f *Fake) URL() string { return f.srv.URL }
+func (f *Fake) URL() string { return f.Srv.URL }
 
 // ConnectorURL is an Office 365 connector incoming webhook at the fake.
-func (f *Fake) ConnectorURL() string { return f.srv.URL + connectorPath }
+func (f *Fake) ConnectorURL() string { return f.Srv.URL + connectorPath }
 
 // WorkflowURL is a Power Automate Workflows webhook trigger at the fake.
 func (f *Fake) WorkflowURL() string {
-	return f.srv.URL + workflowPath + "?api-version=1&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0&sig=" + fakeSig
+	return f.Srv.URL + workflowPath + "?api-version=1&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0&sig=" + fakeSig
 }
 
 // Credentials are empty: the webhook URL is the credential.
@@ -77,12 +75,6 @@ func (f *Fake) Address(m *provider.Message) {
 		m.WebhookURL = f.ConnectorURL()
 	}
 }
-
-// Roots is nil: plain HTTP.
-func (f *Fake) Roots() *x509.CertPool { return nil }
-
-// Close stops the server.
-func (f *Fake) Close() { f.srv.Close() }
 
 // Traits of Teams webhooks: Workflows send Retry-After on 429, JSON body, no origin.
 func (f *Fake) Traits() providertest.Traits {

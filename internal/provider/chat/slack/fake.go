@@ -2,14 +2,12 @@ package slack
 
 import (
 	"crypto/rand"
-	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync/atomic"
@@ -21,7 +19,7 @@ import (
 // Fake is a local server speaking Slack's incoming-webhook protocol.
 type Fake struct {
 	providertest.Base
-	srv    *httptest.Server
+	providertest.Server
 	seq    atomic.Int64
 	prefix string // random per fake, so request ids differ between fakes
 }
@@ -38,16 +36,16 @@ func NewFake() *Fake {
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	f := &Fake{prefix: hex.EncodeToString(b)}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	f.Serve(f.serve)
 	return f
 }
 
 // URL is the fake's origin.
-func (f *Fake) URL() string { return f.srv.URL }
+func (f *Fake) URL() string { return f.Srv.URL }
 
 // WebhookURL is the incoming webhook's URL at the fake.
 func (f *Fake) WebhookURL() string {
-	return f.srv.URL + "/services/" + fakeTeam + "/" + fakeHook + "/" + fakeToken
+	return f.Srv.URL + "/services/" + fakeTeam + "/" + fakeHook + "/" + fakeToken
 }
 
 // Credentials are empty: the webhook URL is the credential.
@@ -58,12 +56,6 @@ func (f *Fake) BadCredentials() provider.Credentials { return nil }
 
 // Address points the message at the fake's webhook.
 func (f *Fake) Address(m *provider.Message) { m.WebhookURL = f.WebhookURL() }
-
-// Roots is nil: plain HTTP.
-func (f *Fake) Roots() *x509.CertPool { return nil }
-
-// Close stops the server.
-func (f *Fake) Close() { f.srv.Close() }
 
 // Traits of Slack webhooks: Retry-After on 429, JSON body, no origin.
 func (f *Fake) Traits() providertest.Traits {

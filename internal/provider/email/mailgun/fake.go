@@ -3,12 +3,10 @@ package mailgun
 import (
 	"bytes"
 	"crypto/rand"
-	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/mail"
 	"strconv"
 	"strings"
@@ -22,7 +20,7 @@ import (
 // Fake is a local server speaking Mailgun's POST /v3/{domain}/messages.
 type Fake struct {
 	providertest.Base
-	srv *httptest.Server
+	providertest.Server
 	seq atomic.Int64
 }
 
@@ -35,12 +33,12 @@ const (
 // NewFake starts one on loopback.
 func NewFake() *Fake {
 	f := &Fake{}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	f.Serve(f.serve)
 	return f
 }
 
 // URL is the origin to set as credentials.baseUrl (with a path prefix).
-func (f *Fake) URL() string { return f.srv.URL + fakePrefix }
+func (f *Fake) URL() string { return f.Srv.URL + fakePrefix }
 
 // Credentials point the provider at the fake.
 func (f *Fake) Credentials() provider.Credentials {
@@ -57,12 +55,6 @@ func (f *Fake) BadCredentials() provider.Credentials {
 
 // Address keeps the message's recipients.
 func (f *Fake) Address(*provider.Message) {}
-
-// Roots: plain HTTP.
-func (f *Fake) Roots() *x509.CertPool { return nil }
-
-// Close stops the server.
-func (f *Fake) Close() { f.srv.Close() }
 
 // Traits: a form body (overrides become form fields, not JSON), no Retry-After.
 func (f *Fake) Traits() providertest.Traits { return providertest.Traits{Origin: true} }

@@ -2,12 +2,10 @@ package postmark
 
 import (
 	"crypto/rand"
-	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/mail"
 	"strings"
 	"time"
@@ -19,7 +17,7 @@ import (
 // Fake is a local server speaking Postmark's POST /email.
 type Fake struct {
 	providertest.Base
-	srv *httptest.Server
+	providertest.Server
 }
 
 const (
@@ -30,12 +28,12 @@ const (
 // NewFake starts one on loopback.
 func NewFake() *Fake {
 	f := &Fake{}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	f.Serve(f.serve)
 	return f
 }
 
 // URL is the origin to set as credentials.baseUrl (with a path prefix).
-func (f *Fake) URL() string { return f.srv.URL + fakePrefix }
+func (f *Fake) URL() string { return f.Srv.URL + fakePrefix }
 
 // Credentials point the provider at the fake.
 func (f *Fake) Credentials() provider.Credentials {
@@ -52,12 +50,6 @@ func (f *Fake) BadCredentials() provider.Credentials {
 
 // Address keeps the message's recipients.
 func (f *Fake) Address(*provider.Message) {}
-
-// Roots: plain HTTP.
-func (f *Fake) Roots() *x509.CertPool { return nil }
-
-// Close stops the server.
-func (f *Fake) Close() { f.srv.Close() }
 
 // Traits: a JSON body; Postmark sends no Retry-After and takes no idempotency key.
 func (f *Fake) Traits() providertest.Traits {

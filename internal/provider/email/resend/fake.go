@@ -3,12 +3,10 @@ package resend
 import (
 	"crypto/rand"
 	"crypto/sha256"
-	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/mail"
 	"regexp"
 	"strings"
@@ -23,7 +21,7 @@ import (
 // sends nothing; with another body it is a 409.
 type Fake struct {
 	providertest.Base
-	srv  *httptest.Server
+	providertest.Server
 	mu   sync.Mutex
 	keys map[string]sent // idempotency key → what it sent
 }
@@ -43,12 +41,12 @@ var tagPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,256}$`)
 // NewFake starts one on loopback.
 func NewFake() *Fake {
 	f := &Fake{keys: map[string]sent{}}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	f.Serve(f.serve)
 	return f
 }
 
 // URL is the origin to set as credentials.baseUrl (with a path prefix).
-func (f *Fake) URL() string { return f.srv.URL + fakePrefix }
+func (f *Fake) URL() string { return f.Srv.URL + fakePrefix }
 
 // Credentials point the provider at the fake.
 func (f *Fake) Credentials() provider.Credentials {
@@ -65,12 +63,6 @@ func (f *Fake) BadCredentials() provider.Credentials {
 
 // Address keeps the message's recipients.
 func (f *Fake) Address(*provider.Message) {}
-
-// Roots: plain HTTP.
-func (f *Fake) Roots() *x509.CertPool { return nil }
-
-// Close stops the server.
-func (f *Fake) Close() { f.srv.Close() }
 
 // Traits: Resend sends retry-after, takes a JSON body and idempotency keys.
 func (f *Fake) Traits() providertest.Traits {

@@ -3,13 +3,11 @@ package ses
 import (
 	"crypto/hmac"
 	"crypto/rand"
-	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/mail"
 	"strings"
 	"sync/atomic"
@@ -23,7 +21,7 @@ import (
 // request's Signature Version 4 with the secret it knows, as AWS does.
 type Fake struct {
 	providertest.Base
-	srv *httptest.Server
+	providertest.Server
 	key awsKey
 	seq atomic.Int64
 }
@@ -37,12 +35,12 @@ const maxSkew = 15 * time.Minute
 func NewFake() *Fake {
 	f := &Fake{key: awsKey{id: "AKIAHERALDFAKE000001", secret: "fake/Secret+Access+Key0123456789abcdefghij",
 		region: "us-east-1", service: "ses"}}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	f.Serve(f.serve)
 	return f
 }
 
 // URL is the origin to set as credentials.baseUrl (with a path prefix).
-func (f *Fake) URL() string { return f.srv.URL + fakePrefix }
+func (f *Fake) URL() string { return f.Srv.URL + fakePrefix }
 
 // Credentials point the provider at the fake.
 func (f *Fake) Credentials() provider.Credentials {
@@ -60,12 +58,6 @@ func (f *Fake) BadCredentials() provider.Credentials {
 
 // Address keeps the message's recipients.
 func (f *Fake) Address(*provider.Message) {}
-
-// Roots: plain HTTP.
-func (f *Fake) Roots() *x509.CertPool { return nil }
-
-// Close stops the server.
-func (f *Fake) Close() { f.srv.Close() }
 
 // Traits: a JSON body; SES sends no Retry-After and takes no idempotency key.
 func (f *Fake) Traits() providertest.Traits {

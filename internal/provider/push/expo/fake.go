@@ -1,12 +1,10 @@
 package expo
 
 import (
-	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 
@@ -19,7 +17,7 @@ import (
 // security on (requests carry the access token).
 type Fake struct {
 	providertest.Base
-	srv *httptest.Server
+	providertest.Server
 	seq atomic.Int64
 }
 
@@ -31,12 +29,12 @@ const (
 // NewFake starts one on loopback.
 func NewFake() *Fake {
 	f := &Fake{}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	f.Serve(f.serve)
 	return f
 }
 
 // URL is the origin to set as credentials.baseUrl (with a path prefix).
-func (f *Fake) URL() string { return f.srv.URL + fakePrefix }
+func (f *Fake) URL() string { return f.Srv.URL + fakePrefix }
 
 // Credentials are valid credentials pointing the provider at the fake.
 func (f *Fake) Credentials() provider.Credentials {
@@ -55,12 +53,6 @@ func Token(n int) string { return fmt.Sprintf("ExponentPushToken[hrld%018d]", n)
 
 // Address gives the message a device token the fake accepts.
 func (f *Fake) Address(m *provider.Message) { m.Tokens = []string{Token(int(f.seq.Load()))} }
-
-// Roots are nil: the fake speaks plain HTTP.
-func (f *Fake) Roots() *x509.CertPool { return nil }
-
-// Close stops the server.
-func (f *Fake) Close() { f.srv.Close() }
 
 // Traits say which parts of the shared suite apply.
 func (f *Fake) Traits() providertest.Traits {
@@ -168,7 +160,7 @@ func (f *Fake) ticket(r *http.Request, raw []byte, m message, token string, fail
 		return fail("MessageTooBig", "Message too big: the total payload must be at most 4096 bytes")
 	}
 	n := f.seq.Add(1)
-	id := push.UUID("expo-fake", f.srv.URL, fmt.Sprint(n))
+	id := push.UUID("expo-fake", f.Srv.URL, fmt.Sprint(n))
 	f.Record(providertest.Delivery{Tokens: []string{token}, Subject: m.Title, Content: m.Body, Data: m.Data,
 		Header: r.Header.Clone(), Body: raw, MessageID: id})
 	return map[string]any{"status": "ok", "id": id}

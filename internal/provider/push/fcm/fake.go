@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"sync"
@@ -28,7 +27,7 @@ import (
 // counted apart (TokenRequests).
 type Fake struct {
 	providertest.Base
-	srv *httptest.Server
+	providertest.Server
 	seq atomic.Int64
 
 	mu        sync.Mutex
@@ -68,12 +67,12 @@ var fcmToken = regexp.MustCompile(`^[A-Za-z0-9_:\-]{32,1000}$`)
 // NewFake starts one on loopback.
 func NewFake() *Fake {
 	f := &Fake{now: time.Now, issued: map[string]time.Time{}}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	f.Serve(f.serve)
 	return f
 }
 
 // URL is the origin to set as credentials.baseUrl (with a path prefix).
-func (f *Fake) URL() string { return f.srv.URL + fakePrefix }
+func (f *Fake) URL() string { return f.Srv.URL + fakePrefix }
 
 // SetClock sets the clock the fake checks JWTs and access tokens against.
 func (f *Fake) SetClock(now func() time.Time) {
@@ -112,7 +111,7 @@ func (f *Fake) account(key *rsa.PrivateKey) string {
 		"type": "service_account", "project_id": fakeProject, "private_key_id": fakeKeyID,
 		"private_key":  string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})),
 		"client_email": fakeEmail, "client_id": "104729461803917263546",
-		"token_uri": f.srv.URL + tokenPath, "auth_uri": "https://accounts.google.com/o/oauth2/auth",
+		"token_uri": f.Srv.URL + tokenPath, "auth_uri": "https://accounts.google.com/o/oauth2/auth",
 	})
 	return string(b)
 }
@@ -135,12 +134,6 @@ func Token(n int) string {
 
 // Address gives the message a device token the fake accepts.
 func (f *Fake) Address(m *provider.Message) { m.Tokens = []string{Token(int(f.seq.Load()))} }
-
-// Roots are nil: the fake speaks plain HTTP.
-func (f *Fake) Roots() *x509.CertPool { return nil }
-
-// Close stops the server.
-func (f *Fake) Close() { f.srv.Close() }
 
 // Traits say which parts of the shared suite apply.
 func (f *Fake) Traits() providertest.Traits {
@@ -183,7 +176,7 @@ func (f *Fake) serveToken(w http.ResponseWriter, r *http.Request) {
 		return &goodKey().PublicKey, nil
 	}, jwt.WithValidMethods([]string{"RS256"}), jwt.WithTimeFunc(func() time.Time { return now }),
 		jwt.WithLeeway(time.Minute), jwt.WithIssuedAt(), jwt.WithExpirationRequired(),
-		jwt.WithIssuer(fakeEmail), jwt.WithAudience(f.srv.URL+tokenPath))
+		jwt.WithIssuer(fakeEmail), jwt.WithAudience(f.Srv.URL+tokenPath))
 	switch {
 	case err != nil && strings.Contains(err.Error(), "signature"):
 		oauthError(w, 400, "invalid_grant", "Invalid JWT Signature.")

@@ -1,12 +1,10 @@
 package onesignal
 
 import (
-	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,7 +20,7 @@ import (
 // a repeated idempotency_key replays the first answer without a delivery.
 type Fake struct {
 	providertest.Base
-	srv *httptest.Server
+	providertest.Server
 	seq atomic.Int64
 
 	mu           sync.Mutex
@@ -39,12 +37,12 @@ const (
 // NewFake starts one on loopback.
 func NewFake() *Fake {
 	f := &Fake{unsubscribed: map[string]bool{}, answers: map[string][]byte{}}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	f.Serve(f.serve)
 	return f
 }
 
 // URL is the origin to set as credentials.baseUrl (with a path prefix).
-func (f *Fake) URL() string { return f.srv.URL + fakePrefix }
+func (f *Fake) URL() string { return f.Srv.URL + fakePrefix }
 
 // Credentials are valid credentials pointing the provider at the fake.
 func (f *Fake) Credentials() provider.Credentials {
@@ -79,12 +77,6 @@ func (f *Fake) Unsubscribe(ids ...string) {
 
 // Address gives the message a device token the fake accepts.
 func (f *Fake) Address(m *provider.Message) { m.Tokens = []string{Token(int(f.seq.Load()))} }
-
-// Roots are nil: the fake speaks plain HTTP.
-func (f *Fake) Roots() *x509.CertPool { return nil }
-
-// Close stops the server.
-func (f *Fake) Close() { f.srv.Close() }
 
 // Traits: the idempotency key goes on the wire as a UUID derived from the
 // message's key (see IdempotencyKey), so the suite's equality check does
@@ -199,7 +191,7 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		n := f.seq.Add(1)
 		d := providertest.Delivery{Tokens: subscribed, Subject: req.Headings["en"], Content: req.Contents["en"],
 			Data: req.Data, IdempotencyKey: req.IdempotencyKey, Header: r.Header.Clone(), Body: raw,
-			MessageID: push.UUID("onesignal-notification", f.srv.URL, fmt.Sprint(n))}
+			MessageID: push.UUID("onesignal-notification", f.Srv.URL, fmt.Sprint(n))}
 		f.Record(d)
 		resp := map[string]any{"id": d.MessageID, "external_id": nil}
 		if req.IdempotencyKey != "" {

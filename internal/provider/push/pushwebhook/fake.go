@@ -2,12 +2,10 @@ package pushwebhook
 
 import (
 	"crypto/hmac"
-	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 
@@ -18,7 +16,7 @@ import (
 // Fake is a local push webhook receiver that checks Novu's signature.
 type Fake struct {
 	providertest.Base
-	srv *httptest.Server
+	providertest.Server
 	seq atomic.Int64
 }
 
@@ -30,12 +28,12 @@ const (
 // NewFake starts one on loopback.
 func NewFake() *Fake {
 	f := &Fake{}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	f.Serve(f.serve)
 	return f
 }
 
 // URL is the webhook's URL.
-func (f *Fake) URL() string { return f.srv.URL + fakePath }
+func (f *Fake) URL() string { return f.Srv.URL + fakePath }
 
 // Credentials are valid credentials pointing the provider at the fake.
 func (f *Fake) Credentials() provider.Credentials {
@@ -53,12 +51,6 @@ func (f *Fake) BadCredentials() provider.Credentials {
 func (f *Fake) Address(m *provider.Message) {
 	m.Tokens = []string{fmt.Sprintf("device-token-%d", f.seq.Load())}
 }
-
-// Roots are nil: the fake speaks plain HTTP.
-func (f *Fake) Roots() *x509.CertPool { return nil }
-
-// Close stops the server.
-func (f *Fake) Close() { f.srv.Close() }
 
 // Traits say which parts of the shared suite apply.
 func (f *Fake) Traits() providertest.Traits {
