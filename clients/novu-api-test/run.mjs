@@ -408,6 +408,30 @@ await step("workflows.delete", async () => {
   throw new CheckError("the deleted workflow is still readable");
 });
 
+const topicKey = `watchers-${run}`;
+await step("topics.create / get / update", async () => {
+  const created = await novu.topics.create({ key: topicKey, name: "Watchers" });
+  check(created.result.key === topicKey && created.result.name === "Watchers", "topic fields", created.result);
+  const again = await novu.topics.create({ key: topicKey, name: "Watchers 2" });
+  check(again.result.id === created.result.id, "the same topic for the same key", again.result);
+  const got = await novu.topics.get(topicKey);
+  check(got.result.name === "Watchers 2", "renamed by the upsert", got.result);
+  const upd = await novu.topics.update({ name: "Watchers 3" }, topicKey);
+  check(upd.result.name === "Watchers 3", "updated", upd.result);
+});
+
+await step("topics.subscriptions.create / delete", async () => {
+  const res = await novu.topics.subscriptions.create({ subscriptions: [subscriberId, "no-such-subscriber"] }, topicKey);
+  const r = res.result;
+  check(r.meta.successful === 1 && r.meta.failed === 1, "partial success", r.meta);
+  check(r.data[0].subscriber?.subscriberId === subscriberId && r.data[0].topic.key === topicKey, "the subscription", r.data[0]);
+  check(r.errors?.[0]?.code === "SUBSCRIBER_NOT_FOUND", "the unknown subscriber", r.errors);
+  const del = await novu.topics.subscriptions.delete({ subscriptions: [{ subscriberId }] }, topicKey);
+  check(del.result.meta.successful === 1, "removed", del.result.meta);
+  const gone = await novu.topics.delete(topicKey);
+  check(gone.result.acknowledged === true, "deleted", gone.result);
+});
+
 await step("messages.retrieve", async () => {
   const res = await novu.messages.retrieve({ subscriberId, channel: "in_app", page: 0, limit: 100 });
   const r = res.result;

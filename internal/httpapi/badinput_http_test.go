@@ -126,6 +126,10 @@ func sweepFixtures(t *testing.T, h *harness) map[string]string {
 			vars["victimMessage"] = it["_id"].(string)
 		}
 	}
+	for _, key := range []string{"sw-topic", "sw-topic-unsub", "sw-topic-doomed"} {
+		res := h.call(t, dev, "POST", "/v2/topics/"+key+"/subscriptions", map[string]any{"subscriptions": []string{"sw-sub"}}, nil)
+		require.Equal(t, 201, res.Status, "%s", res.Raw)
+	}
 	vars["notification"] = objects(t, h.events(t, url.Values{"transactionId": {"sw-tx-fixture"}})["data"])[0]["_id"].(string)
 	next, _ := h.call(t, dev, "GET", "/v2/subscribers?limit=1", nil, nil).Object(t)["next"].(string)
 	vars["cursor"] = next

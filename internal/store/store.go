@@ -28,6 +28,7 @@ type Store interface {
 	Workflows
 	Pipeline
 	Inbox
+	Topics
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the connections.

@@ -1,0 +1,75 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// Topic is a named group of subscribers of an environment.
+type Topic struct {
+	ID             string
+	OrganizationID string
+	EnvironmentID  string
+	Key            string
+	Name           *string
+	Data           JSON
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// TopicUpsertParams creates a topic or updates the sent fields of an existing one.
+type TopicUpsertParams struct {
+	Scope
+	Key     string
+	Name    Field
+	DataSet bool
+	Data    JSON
+	// FailIfExists makes an existing key ErrConflict, nothing changed.
+	FailIfExists bool
+	// UpdateOnly makes a missing key ErrNotFound instead of creating it.
+	UpdateOnly bool
+	Now        time.Time
+}
+
+// TopicMember names a subscriber (its client subscriberId) in a topic change.
+type TopicMember struct {
+	SubscriberID string
+	Identifier   string
+}
+
+// TopicSubscription is one subscriber's membership of a topic.
+type TopicSubscription struct {
+	ID         string
+	Topic      Topic
+	Subscriber Subscriber
+	Identifier string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// TopicChange is the outcome of adding or removing members: the
+// subscriptions affected and the subscriberIds that are not subscribers.
+type TopicChange struct {
+	Topic         Topic
+	Subscriptions []TopicSubscription
+	Unknown       []string
+	// NotMembers are the subscribers a removal found no subscription of.
+	NotMembers []string
+}
+
+// Topics keeps topics and their subscriptions.
+type Topics interface {
+	// TopicUpsert creates or updates a topic; created says which happened.
+	TopicUpsert(ctx context.Context, p *TopicUpsertParams) (t Topic, created bool, err error)
+	TopicGet(ctx context.Context, scope Scope, key string) (Topic, error)
+	// TopicDelete removes a topic and its subscriptions.
+	TopicDelete(ctx context.Context, scope Scope, key string) error
+	// TopicSubscribe adds members, creating the topic when it is missing;
+	// a member already subscribed is returned again, never duplicated.
+	TopicSubscribe(ctx context.Context, scope Scope, key string, members []TopicMember, now time.Time) (TopicChange, error)
+	// TopicUnsubscribe removes members (a member without identifier: all
+	// its subscriptions to the topic); an unknown topic is ErrNotFound.
+	TopicUnsubscribe(ctx context.Context, scope Scope, key string, members []TopicMember) (TopicChange, error)
+	// TopicMembership returns a subscriber's subscription to a topic (ErrNotFound when none).
+	TopicMembership(ctx context.Context, scope Scope, key, subscriberID string) (TopicSubscription, error)
+}
