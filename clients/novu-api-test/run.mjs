@@ -426,6 +426,11 @@ await step("topics.subscriptions.create / delete", async () => {
   check(r.meta.successful === 1 && r.meta.failed === 1, "partial success", r.meta);
   check(r.data[0].subscriber?.subscriberId === subscriberId && r.data[0].topic.key === topicKey, "the subscription", r.data[0]);
   check(r.errors?.[0]?.code === "SUBSCRIBER_NOT_FOUND", "the unknown subscriber", r.errors);
+  const listed = await novu.topics.subscriptions.list({ topicKey, limit: 10 });
+  check(listed.result.data.length === 1 && listed.result.totalCount === 1, "the topic's subscriptions", listed.result);
+  const topics = await novu.topics.list({ key: topicKey });
+  check(topics.result.data.length === 1 && topics.result.data[0].key === topicKey && topics.result.next === null,
+    "the topic listed", topics.result);
   const del = await novu.topics.subscriptions.delete({ subscriptions: [{ subscriberId }] }, topicKey);
   check(del.result.meta.successful === 1, "removed", del.result.meta);
   const gone = await novu.topics.delete(topicKey);

@@ -129,6 +129,7 @@ func sweepFixtures(t *testing.T, h *harness) map[string]string {
 	for _, key := range []string{"sw-topic", "sw-topic-unsub", "sw-topic-doomed"} {
 		res := h.call(t, dev, "POST", "/v2/topics/"+key+"/subscriptions", map[string]any{"subscriptions": []string{"sw-sub"}}, nil)
 		require.Equal(t, 201, res.Status, "%s", res.Raw)
+		vars["topicCursor"] = objects(t, res.Object(t)["data"])[0]["topic"].(map[string]any)["_id"].(string)
 	}
 	vars["notification"] = objects(t, h.events(t, url.Values{"transactionId": {"sw-tx-fixture"}})["data"])[0]["_id"].(string)
 	next, _ := h.call(t, dev, "GET", "/v2/subscribers?limit=1", nil, nil).Object(t)["next"].(string)

@@ -146,10 +146,12 @@ func (s *Server) routes() {
 	s.handle("DELETE /v1/messages/{messageId}", authenticated, s.messageDelete)
 
 	s.handle("POST /v2/topics", authenticated, s.topicCreate)
+	s.handle("GET /v2/topics", authenticated, s.topicList)
 	s.handle("GET /v2/topics/{topicKey}", authenticated, s.topicGet)
 	s.handle("PATCH /v2/topics/{topicKey}", authenticated, s.topicPatch)
 	s.handle("DELETE /v2/topics/{topicKey}", authenticated, s.topicDelete)
 	s.handle("POST /v2/topics/{topicKey}/subscriptions", authenticated, s.topicSubscribe)
+	s.handle("GET /v2/topics/{topicKey}/subscriptions", authenticated, s.topicSubscriptionList)
 	s.handle("DELETE /v2/topics/{topicKey}/subscriptions", authenticated, s.topicUnsubscribe)
 	s.handle("GET /v1/topics/{topicKey}/subscribers/{subscriberId}", authenticated, s.topicMembership)
 

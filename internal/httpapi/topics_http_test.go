@@ -105,3 +105,82 @@ func TestTopicSubscriptionsHTTP(t *testing.T) {
 			h.call(t, dev, "DELETE", "/v2/topics/missing/subscriptions", map[string]any{"subscriptions": []string{"ada"}}, nil).Status)
 	})
 }
+
+// walk follows next cursors from a first page and returns every item's _id.
+func walk(t *testing.T, h *harness, path string) (ids []string, pages []map[string]any) {
+	t.Helper()
+	url := path
+	for range 20 {
+		res := h.call(t, h.authFor(asDev), "GET", url, nil, nil)
+		require.Equal(t, http.StatusOK, res.Status, "%s", res.Raw)
+		page := res.Object(t)
+		pages = append(pages, page)
+		for _, it := range objects(t, page["data"]) {
+			ids = append(ids, it["_id"].(string))
+		}
+		next, ok := page["next"].(string)
+		if !ok {
+			return ids, pages
+		}
+		url = path + "&after=" + next
+	}
+	t.Fatal("the cursors never ended")
+	return nil, nil
+}
+
+func TestTopicListsPage(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, h *harness) {
+		dev := h.authFor(asDev)
+		var made []string
+		for i := range 7 {
+			res := h.call(t, dev, "POST", "/v2/topics", map[string]any{"key": "page-" + string(rune('a'+i)), "name": "Page Topic"}, nil)
+			require.Equal(t, http.StatusCreated, res.Status)
+			made = append(made, res.Object(t)["_id"].(string))
+		}
+		h.call(t, dev, "POST", "/v2/topics", map[string]any{"key": "other", "name": "Else"}, nil)
+
+		ids, pages := walk(t, h, "/v2/topics?key=page-&limit=3&orderDirection=ASC")
+		require.Equal(t, made, ids, "every topic once, in order")
+		require.Len(t, pages, 3)
+		require.Nil(t, pages[0]["previous"], "no previous on the first page")
+		require.EqualValues(t, 7, pages[0]["totalCount"])
+		require.Equal(t, false, pages[0]["totalCountCapped"])
+
+		// Back from the last page with previous.
+		last := pages[2]
+		res := h.call(t, dev, "GET", "/v2/topics?key=page-&limit=3&orderDirection=ASC&before="+last["previous"].(string), nil, nil)
+		require.Equal(t, http.StatusOK, res.Status)
+		var back []string
+		for _, it := range objects(t, res.Object(t)["data"]) {
+			back = append(back, it["_id"].(string))
+		}
+		require.Equal(t, made[3:6], back)
+
+		desc, _ := walk(t, h, "/v2/topics?name=Page&limit=4")
+		require.Len(t, desc, 7)
+		require.Equal(t, made[6], desc[0], "newest first by default")
+		none := h.call(t, dev, "GET", "/v2/topics?name=page", nil, nil).Object(t)
+		require.Empty(t, objects(t, none["data"]), "the name filter is case-sensitive on both stores")
+		require.Equal(t, http.StatusUnprocessableEntity, h.call(t, dev, "GET", "/v2/topics?after=zz", nil, nil).Status)
+
+		// A topic's subscriptions page the same way.
+		var sids []string
+		for i := range 5 {
+			sid := "member-" + string(rune('a'+i))
+			h.createSubscriber(t, dev, map[string]any{"subscriberId": sid})
+			sids = append(sids, sid)
+		}
+		res = h.call(t, dev, "POST", "/v2/topics/page-a/subscriptions", map[string]any{"subscriptions": sids}, nil)
+		require.Equal(t, http.StatusCreated, res.Status)
+		subs, subPages := walk(t, h, "/v2/topics/page-a/subscriptions?limit=2&orderDirection=ASC")
+		require.Len(t, subs, 5)
+		require.Len(t, subPages, 3)
+		require.EqualValues(t, 5, subPages[0]["totalCount"])
+		first := objects(t, subPages[0]["data"])[0]
+		require.Equal(t, "member-a", first["subscriber"].(map[string]any)["subscriberId"])
+		one := h.call(t, dev, "GET", "/v2/topics/page-a/subscriptions?subscriberId=member-c", nil, nil).Object(t)
+		require.Len(t, objects(t, one["data"]), 1)
+		require.Equal(t, http.StatusNotFound, h.call(t, dev, "GET", "/v2/topics/missing/subscriptions", nil, nil).Status)
+	})
+}

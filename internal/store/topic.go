@@ -72,4 +72,37 @@ type Topics interface {
 	TopicUnsubscribe(ctx context.Context, scope Scope, key string, members []TopicMember) (TopicChange, error)
 	// TopicMembership returns a subscriber's subscription to a topic (ErrNotFound when none).
 	TopicMembership(ctx context.Context, scope Scope, key, subscriberID string) (TopicSubscription, error)
+	TopicLister
+}
+
+// TopicPage selects a page of an id-ordered listing: after or before an
+// _id, newest or oldest first.
+type TopicPage struct {
+	After, Before string
+	Limit         int
+	Descending    bool
+}
+
+// TopicListParams filters the topics of an environment.
+type TopicListParams struct {
+	Scope
+	TopicPage
+	// Key and Name, when set, are substrings the topic's must contain.
+	Key, Name string
+}
+
+// TopicSubscriptionListParams filters a topic's subscriptions.
+type TopicSubscriptionListParams struct {
+	Scope
+	TopicPage
+	Key          string
+	SubscriberID string // the client's subscriberId; "" for all
+}
+
+// TopicLister pages topics and subscriptions; more says whether another
+// item lies beyond the page in its direction; total counts every match up
+// to TotalCountCap.
+type TopicLister interface {
+	TopicList(ctx context.Context, p *TopicListParams) (topics []Topic, more bool, total int, err error)
+	TopicSubscriptionList(ctx context.Context, p *TopicSubscriptionListParams) (subs []TopicSubscription, more bool, total int, err error)
 }
