@@ -431,6 +431,8 @@ await step("topics.subscriptions.create / delete", async () => {
   const topics = await novu.topics.list({ key: topicKey });
   check(topics.result.data.length === 1 && topics.result.data[0].key === topicKey && topics.result.next === null,
     "the topic listed", topics.result);
+  const mine = await novu.subscribers.topics.list({ subscriberId, key: topicKey });
+  check(mine.result.data.length === 1 && mine.result.data[0].topic.key === topicKey, "the subscriber's topics", mine.result);
   const del = await novu.topics.subscriptions.delete({ subscriptions: [{ subscriberId }] }, topicKey);
   check(del.result.meta.successful === 1, "removed", del.result.meta);
   const gone = await novu.topics.delete(topicKey);

@@ -154,6 +154,7 @@ func (s *Server) routes() {
 	s.handle("GET /v2/topics/{topicKey}/subscriptions", authenticated, s.topicSubscriptionList)
 	s.handle("DELETE /v2/topics/{topicKey}/subscriptions", authenticated, s.topicUnsubscribe)
 	s.handle("GET /v1/topics/{topicKey}/subscribers/{subscriberId}", authenticated, s.topicMembership)
+	s.handle("GET /v2/subscribers/{subscriberId}/subscriptions", authenticated, s.subscriberTopicList)
 
 	s.handle("GET /v1/notifications", authenticated, s.notificationList)
 	s.handle("GET /v1/notifications/{notificationId}", authenticated, s.notificationGet)

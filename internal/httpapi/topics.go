@@ -222,17 +222,23 @@ type memberErrorJSON struct {
 	Message      string `json:"message"`
 }
 
-// topicChangeOut is the answer to adding or removing members: 400 when
-// every member failed, else ok.
-func topicChangeOut(ch store.TopicChange) (map[string]any, bool) {
-	data := make([]subscriptionJSON, 0, len(ch.Subscriptions))
-	for _, sub := range ch.Subscriptions {
+// subscriptionsOut renders subscriptions, each with its topic and subscriber.
+func subscriptionsOut(subs []store.TopicSubscription) []subscriptionJSON {
+	data := make([]subscriptionJSON, 0, len(subs))
+	for _, sub := range subs {
 		s := sub.Subscriber
 		data = append(data, subscriptionJSON{ID: sub.ID, Identifier: sub.Identifier,
-			Topic:      topicRefJSON{ID: ch.Topic.ID, Key: ch.Topic.Key, Name: ch.Topic.Name},
+			Topic:      topicRefJSON{ID: sub.Topic.ID, Key: sub.Topic.Key, Name: sub.Topic.Name},
 			Subscriber: &subscriptionSubJSON{ID: s.ID, SubscriberID: s.SubscriberID, Avatar: s.Avatar, FirstName: s.FirstName, LastName: s.LastName, Email: s.Email},
 			CreatedAt:  formatTime(sub.CreatedAt), UpdatedAt: formatTime(sub.UpdatedAt)})
 	}
+	return data
+}
+
+// topicChangeOut is the answer to adding or removing members: 400 when
+// every member failed, else ok.
+func topicChangeOut(ch store.TopicChange) (map[string]any, bool) {
+	data := subscriptionsOut(ch.Subscriptions)
 	var errs []memberErrorJSON
 	for _, sid := range ch.Unknown {
 		errs = append(errs, memberErrorJSON{SubscriberID: sid, Code: "SUBSCRIBER_NOT_FOUND", Message: "Subscriber " + strconv.Quote(sid) + " was not found"})

@@ -182,5 +182,20 @@ func TestTopicListsPage(t *testing.T) {
 		one := h.call(t, dev, "GET", "/v2/topics/page-a/subscriptions?subscriberId=member-c", nil, nil).Object(t)
 		require.Len(t, objects(t, one["data"]), 1)
 		require.Equal(t, http.StatusNotFound, h.call(t, dev, "GET", "/v2/topics/missing/subscriptions", nil, nil).Status)
+
+		// A subscriber's topics.
+		for _, key := range []string{"page-b", "page-c", "other"} {
+			require.Equal(t, http.StatusCreated, h.call(t, dev, "POST", "/v2/topics/"+key+"/subscriptions",
+				map[string]any{"subscriptions": []string{"member-a"}}, nil).Status)
+		}
+		mine, _ := walk(t, h, "/v2/subscribers/member-a/subscriptions?limit=2&orderDirection=ASC")
+		require.Len(t, mine, 4)
+		onlyPage := h.call(t, dev, "GET", "/v2/subscribers/member-a/subscriptions?key=page-", nil, nil).Object(t)
+		require.EqualValues(t, 3, onlyPage["totalCount"])
+		for _, it := range objects(t, onlyPage["data"]) {
+			require.Contains(t, it["topic"].(map[string]any)["key"], "page-")
+			require.Equal(t, "member-a", it["subscriber"].(map[string]any)["subscriberId"])
+		}
+		require.Equal(t, http.StatusNotFound, h.call(t, dev, "GET", "/v2/subscribers/nobody/subscriptions", nil, nil).Status)
 	})
 }

@@ -114,20 +114,40 @@ func (s *Server) topicSubscriptionList(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return topicNotFound(err, key)
 	}
-	out, _ := topicChangeOut(store.TopicChange{Topic: topicOfSubs(subs), Subscriptions: subs})
+	s.writeSubscriptionPage(w, p.TopicPage, subs, more, total)
+	return nil
+}
+
+// writeSubscriptionPage answers one page of subscriptions with its cursors.
+func (s *Server) writeSubscriptionPage(w http.ResponseWriter, p store.TopicPage, subs []store.TopicSubscription, more bool, total int) {
 	first, last := "", ""
 	if len(subs) > 0 {
 		first, last = subs[0].ID, subs[len(subs)-1].ID
 	}
-	next, previous := cursors(p.TopicPage, more, first, last)
-	s.writeJSON(w, http.StatusOK, map[string]any{"data": out["data"], "next": next, "previous": previous, "totalCount": total,
-		"totalCountCapped": total >= store.TotalCountCap})
-	return nil
+	next, previous := cursors(p, more, first, last)
+	s.writeJSON(w, http.StatusOK, map[string]any{"data": subscriptionsOut(subs), "next": next, "previous": previous,
+		"totalCount": total, "totalCountCapped": total >= store.TotalCountCap})
 }
 
-func topicOfSubs(subs []store.TopicSubscription) store.Topic {
-	if len(subs) == 0 {
-		return store.Topic{}
+// subscriberTopicList serves GET /v2/subscribers/{subscriberId}/subscriptions.
+func (s *Server) subscriberTopicList(w http.ResponseWriter, r *http.Request) error {
+	sid, err := pathSubscriberID(r)
+	if err != nil {
+		return err
 	}
-	return subs[0].Topic
+	errs := fieldErrors{}
+	p := store.SubscriberTopicListParams{Scope: callerFrom(r.Context()).Scope, TopicPage: readTopicPage(r, errs), SubscriberID: sid,
+		Key: r.URL.Query().Get("key")}
+	if len(p.Key) > maxIndexedBytes {
+		errs.add("key", "must be at most "+strconv.Itoa(maxIndexedBytes)+" bytes", p.Key)
+	}
+	if err := errs.err(); err != nil {
+		return err
+	}
+	subs, more, total, err := s.store.SubscriberTopicList(r.Context(), &p)
+	if err != nil {
+		return subscriberNotFound(err, sid)
+	}
+	s.writeSubscriptionPage(w, p.TopicPage, subs, more, total)
+	return nil
 }

@@ -99,10 +99,20 @@ type TopicSubscriptionListParams struct {
 	SubscriberID string // the client's subscriberId; "" for all
 }
 
+// SubscriberTopicListParams filters a subscriber's subscriptions.
+type SubscriberTopicListParams struct {
+	Scope
+	TopicPage
+	SubscriberID string // the client's subscriberId
+	Key          string // a substring of the topic key; "" for all
+}
+
 // TopicLister pages topics and subscriptions; more says whether another
 // item lies beyond the page in its direction; total counts every match up
 // to TotalCountCap.
 type TopicLister interface {
 	TopicList(ctx context.Context, p *TopicListParams) (topics []Topic, more bool, total int, err error)
 	TopicSubscriptionList(ctx context.Context, p *TopicSubscriptionListParams) (subs []TopicSubscription, more bool, total int, err error)
+	// SubscriberTopicList pages a subscriber's subscriptions (ErrNotFound for an unknown subscriber).
+	SubscriberTopicList(ctx context.Context, p *SubscriberTopicListParams) (subs []TopicSubscription, more bool, total int, err error)
 }

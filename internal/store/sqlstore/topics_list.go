@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"slices"
 	"strconv"
 
@@ -124,6 +125,59 @@ func (db *DB) TopicSubscriptionList(ctx context.Context, p *store.TopicSubscript
 			sub.Subscriber = s
 		}
 		out = append(out, sub)
+	}
+	return out, more, total, nil
+}
+
+// SubscriberTopicList implements store.Topics.
+func (db *DB) SubscriberTopicList(ctx context.Context, p *store.SubscriberTopicListParams) ([]store.TopicSubscription, bool, int, error) {
+	s, err := db.SubscriberGet(ctx, p.Scope, p.SubscriberID)
+	if err != nil {
+		return nil, false, 0, err
+	}
+	var a args
+	filter := "ts.subscriber_id = " + a.add(s.ID) + " AND ts.environment_id = " + a.add(p.EnvironmentID)
+	if p.Key != "" {
+		cond, arg := db.d.substring("t.topic_key", "$"+strconv.Itoa(len(a)+1), p.Key)
+		filter += " AND " + cond
+		a = append(a, arg)
+	}
+	from := " FROM topic_subscriptions ts JOIN topics t ON t.id = ts.topic_id WHERE "
+	var total int
+	if err := db.r.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1"+from+filter+" LIMIT "+
+		strconv.Itoa(store.TotalCountCap)+") c", a...).Scan(&total); err != nil {
+		return nil, false, 0, err
+	}
+	where, order, reverse := pageClause(&a, "ts.id", p.TopicPage)
+	rows, err := db.r.QueryContext(ctx, "SELECT ts.id, ts.identifier, ts.created_at, ts.updated_at, t.id, t.organization_id,"+
+		" t.environment_id, t.topic_key, t.name, t.data, t.created_at, t.updated_at"+from+filter+where+order, a...)
+	if err != nil {
+		return nil, false, 0, err
+	}
+	defer rows.Close()
+	out := []store.TopicSubscription{}
+	for rows.Next() {
+		sub := store.TopicSubscription{Subscriber: s}
+		var created, updated, tCreated, tUpdated int64
+		var data sql.NullString
+		t := &sub.Topic
+		if err := rows.Scan(&sub.ID, &sub.Identifier, &created, &updated, &t.ID, &t.OrganizationID, &t.EnvironmentID, &t.Key,
+			&t.Name, &data, &tCreated, &tUpdated); err != nil {
+			return nil, false, 0, err
+		}
+		if data.Valid {
+			t.Data = store.JSON(data.String)
+		}
+		sub.CreatedAt, sub.UpdatedAt, t.CreatedAt, t.UpdatedAt = fromMS(created), fromMS(updated), fromMS(tCreated), fromMS(tUpdated)
+		out = append(out, sub)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, 0, err
+	}
+	more := len(out) > p.Limit
+	out = out[:min(len(out), p.Limit)]
+	if reverse {
+		slices.Reverse(out)
 	}
 	return out, more, total, nil
 }
