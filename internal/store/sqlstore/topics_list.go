@@ -30,6 +30,17 @@ func pageClause(a *args, col string, p store.TopicPage) (where, order string, re
 	return where, order + " LIMIT " + strconv.Itoa(p.Limit+1), reverse
 }
 
+// trimPage cuts the extra row read to tell whether more follow, and turns
+// a page read backwards.
+func trimPage[T any](rows []T, limit int, reverse bool) ([]T, bool) {
+	more := len(rows) > limit
+	rows = rows[:min(len(rows), limit)]
+	if reverse {
+		slices.Reverse(rows)
+	}
+	return rows, more
+}
+
 // TopicList implements store.Topics.
 func (db *DB) TopicList(ctx context.Context, p *store.TopicListParams) ([]store.Topic, bool, int, error) {
 	var a args
@@ -63,11 +74,7 @@ func (db *DB) TopicList(ctx context.Context, p *store.TopicListParams) ([]store.
 	if err := rows.Err(); err != nil {
 		return nil, false, 0, err
 	}
-	more := len(out) > p.Limit
-	out = out[:min(len(out), p.Limit)]
-	if reverse {
-		slices.Reverse(out)
-	}
+	out, more := trimPage(out, p.Limit, reverse)
 	return out, more, total, nil
 }
 
@@ -110,11 +117,7 @@ func (db *DB) TopicSubscriptionList(ctx context.Context, p *store.TopicSubscript
 	if err := rows.Err(); err != nil {
 		return nil, false, 0, err
 	}
-	more := len(subs) > p.Limit
-	subs = subs[:min(len(subs), p.Limit)]
-	if reverse {
-		slices.Reverse(subs)
-	}
+	subs, more := trimPage(subs, p.Limit, reverse)
 	found, err := db.SubscriberGetMany(ctx, p.Scope, sids)
 	if err != nil {
 		return nil, false, 0, err
@@ -174,10 +177,6 @@ func (db *DB) SubscriberTopicList(ctx context.Context, p *store.SubscriberTopicL
 	if err := rows.Err(); err != nil {
 		return nil, false, 0, err
 	}
-	more := len(out) > p.Limit
-	out = out[:min(len(out), p.Limit)]
-	if reverse {
-		slices.Reverse(out)
-	}
+	out, more := trimPage(out, p.Limit, reverse)
 	return out, more, total, nil
 }
