@@ -45,6 +45,10 @@ type Options struct {
 	Sandbox *sandbox.Sandbox
 	// Delivery configures the providers' calls.
 	Delivery DeliveryOptions
+	// FanoutBatch is how many recipients of a topic or broadcast one
+	// transaction adds (default 500); FanoutBatches how many batches a
+	// fan-out job runs before it queues itself again (default 4).
+	FanoutBatch, FanoutBatches int
 }
 
 // Engine runs jobs.
@@ -77,6 +81,12 @@ func New(o Options) *Engine {
 	}
 	if o.Maintain <= 0 {
 		o.Maintain = 10 * time.Second
+	}
+	if o.FanoutBatch <= 0 {
+		o.FanoutBatch = 500
+	}
+	if o.FanoutBatches <= 0 {
+		o.FanoutBatches = 4
 	}
 	if o.Sandbox == nil {
 		o.Sandbox = sandbox.New(sandbox.DefaultLimits)
@@ -257,7 +267,7 @@ func (e *Engine) RunOnce(ctx context.Context) (int, error) {
 	b := &batchIntegrations{}
 	var wg sync.WaitGroup
 	for i, c := range claimed {
-		if isDelivery(c.Job.Type) {
+		if isDelivery(c.Job.Type) || c.Job.Type == store.JobFanout {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -328,6 +338,9 @@ func (e *Engine) runGuarded(ctx context.Context, c store.Claimed, b *batchIntegr
 			e.log.Error("a step panicked; its job fails", "jobId", c.Job.ID, "notificationId", c.Job.NotificationID,
 				"transactionId", c.Job.TransactionID, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			o, join = e.fail(store.JobOutcome{Job: c.Job}, "Internal", "The step failed unexpectedly; nothing was sent"), nil
+			if c.Job.Type == store.JobFanout {
+				o = e.fanoutFailed(o, "The fan-out failed unexpectedly")
+			}
 		}
 	}()
 	return e.run(ctx, c, b)

@@ -13,6 +13,9 @@ import (
 // run runs one claimed job and says what to write. A digest step returns
 // its join instead, which RunOnce makes for the whole batch at once.
 func (e *Engine) run(ctx context.Context, c store.Claimed, b *batchIntegrations) (store.JobOutcome, *store.DigestJoinParams) {
+	if c.Job.Type == store.JobFanout {
+		return e.fanout(ctx, c), nil
+	}
 	o := store.JobOutcome{Job: c.Job, ContinueWorkflow: true}
 	var step *store.Step
 	for i := range c.Workflow.Steps {

@@ -73,9 +73,12 @@ var sweepRoutes = []sweepRoute{
 	{pattern: "PUT /v2/workflows/{workflowId}", params: map[string]string{"workflowId": "sw-put-flow"}, bodyEnums: []string{"steps.0.type"},
 		body: `{"name":"Sweep put","workflowId":"sw-put-flow","tags":["x"],"steps":[{"name":"Inbox","type":"in_app","controlValues":{"body":"Hi"}}]}`},
 
-	{pattern: "POST /v1/events/trigger",
-		body: `{"name":"sw-flow","to":[{"subscriberId":"sw-sub","email":"sw@example.com","data":{"k":"v"}},"sw-to-#N#"],` +
+	{pattern: "POST /v1/events/trigger", bodyEnums: []string{"to.2.type"},
+		body: `{"name":"sw-flow","to":[{"subscriberId":"sw-sub","email":"sw@example.com","data":{"k":"v"}},"sw-to-#N#",` +
+			`{"type":"Topic","topicKey":"sw-topic","exclude":["sw-victim"]}],` +
 			`"payload":{"x":"y","n":1,"list":[1,2]},"overrides":{"email":{"subject":"s"}},"transactionId":"sw-tx-#N#","actor":"sw-sub"}`},
+	{pattern: "POST /v1/events/trigger/broadcast",
+		body: `{"name":"sw-flow","payload":{"x":"y","n":1},"overrides":{"email":{"subject":"s"}},"transactionId":"sw-bc-#N#","actor":"sw-sub"}`},
 	{pattern: "POST /v1/events/trigger/bulk",
 		body: `{"events":[{"name":"sw-flow","to":"sw-sub","payload":{"x":"y"},"transactionId":"sw-bulk-#N#"},` +
 			`{"name":"sw-flow","to":["sw-bulk-to-#N#"],"overrides":{},"transactionId":"sw-bulk2-#N#"}]}`},

@@ -39,18 +39,20 @@ type triggerRequest struct {
 	name          string
 	transactionID string
 	recipients    []store.Recipient
+	topics        []store.TopicRecipient
+	broadcast     bool
 	payload       store.JSON
 	overrides     store.JSON
 	actor         store.JSON
+	actorID       string
 }
+
+// maxTopicExclude bounds a topic recipient's exclude list.
+const maxTopicExclude = 1000
 
 // readTrigger parses one event; errors go to o.errs under o's prefix.
 func readTrigger(o *object) triggerRequest {
-	var t triggerRequest
-	t.name = o.requiredText("name", maxString)
-	t.transactionID = o.text("transactionId", maxTransactionID)
-	t.payload, _ = o.jsonObject("payload", maxPayloadBytes)
-	t.overrides, _ = o.jsonObject("overrides", maxDataBytes)
+	t := readEvent(o)
 	raw, ok := o.raw["to"]
 	if !ok || isNull(raw) {
 		o.errs.add(o.prefix+"to", "is required", nil)
@@ -74,10 +76,27 @@ func readTrigger(o *object) triggerRequest {
 		if raw[0] == '[' {
 			name = "to." + strconv.Itoa(i)
 		}
+		if tr, isTopic := readTopicRecipient(o, name, it); isTopic {
+			if tr != nil {
+				t.topics = append(t.topics, *tr)
+			}
+			continue
+		}
 		if rcp, ok := readRecipient(o, name, it); ok {
 			t.recipients = append(t.recipients, rcp)
 		}
 	}
+	return t
+}
+
+// readEvent reads what every trigger has besides its recipients: the
+// workflow, transactionId, payload, overrides and actor.
+func readEvent(o *object) triggerRequest {
+	var t triggerRequest
+	t.name = o.requiredText("name", maxString)
+	t.transactionID = o.text("transactionId", maxTransactionID)
+	t.payload, _ = o.jsonObject("payload", maxPayloadBytes)
+	t.overrides, _ = o.jsonObject("overrides", maxDataBytes)
 	if a, ok := o.raw["actor"]; ok && !isNull(a) {
 		if rcp, ok := readRecipient(o, "actor", a); ok {
 			actor := map[string]any{"type": "user", "data": nil, "subscriberId": rcp.SubscriberID}
@@ -85,9 +104,38 @@ func readTrigger(o *object) triggerRequest {
 				actor["data"] = *rcp.Upsert.Avatar.Value
 			}
 			t.actor, _ = json.Marshal(actor)
+			t.actorID = rcp.SubscriberID
 		}
 	}
 	return t
+}
+
+// readTopicRecipient reads a `{type: "Topic", topicKey, exclude?}`
+// recipient; isTopic is false for anything else. A bad one is reported and
+// returned nil.
+func readTopicRecipient(o *object, name string, raw json.RawMessage) (tr *store.TopicRecipient, isTopic bool) {
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, false
+	}
+	so, err := parseObject(raw)
+	if err != nil {
+		return nil, false
+	}
+	var typ string
+	if json.Unmarshal(so.raw["type"], &typ) != nil || typ != "Topic" {
+		return nil, false
+	}
+	so.prefix, so.errs = o.prefix+name+".", o.errs
+	before := len(o.errs)
+	r := store.TopicRecipient{Key: so.requiredText("topicKey", maxString)}
+	if r.Key != "" && !validTopicKey(r.Key) {
+		so.fail("topicKey", topicKeyRule, so.raw["topicKey"])
+	}
+	r.Exclude, _ = so.strings("exclude", maxTopicExclude, maxSubscriberID)
+	if len(o.errs) != before {
+		return nil, true
+	}
+	return &r, true
 }
 
 // readRecipient reads a subscriberId string or a subscriber object.
@@ -106,10 +154,6 @@ func readRecipient(o *object, name string, raw json.RawMessage) (store.Recipient
 		return store.Recipient{}, false
 	}
 	so.prefix, so.errs = o.prefix+name+".", o.errs
-	if t := so.text("type", maxString); t == "Topic" {
-		so.fail("type", "topics are not supported", so.raw["type"])
-		return store.Recipient{}, false
-	}
 	before := len(o.errs)
 	up := &store.SubscriberUpsertParams{SubscriberID: so.requiredText("subscriberId", maxSubscriberID*4)}
 	if up.SubscriberID != "" && !validSubscriberID(up.SubscriberID) {
@@ -192,6 +236,7 @@ func (s *Server) trigger(r *http.Request, t triggerRequest) (triggerJSON, error)
 	}
 	params := &store.TriggerParams{
 		Scope: c.Scope, Workflow: wf, TransactionID: t.transactionID, Recipients: t.recipients,
+		Topics: t.topics, Broadcast: t.broadcast, ActorSubscriberID: t.actorID,
 		Payload: t.payload, Overrides: t.overrides, Actor: t.actor, Tags: wf.Tags, Now: s.now(),
 		ProviderFor: func(stepType string) string {
 			if p := byChannel[stepType]; p != "" {
@@ -215,10 +260,35 @@ func (s *Server) trigger(r *http.Request, t triggerRequest) (triggerJSON, error)
 		return triggerJSON{}, errorf(http.StatusConflict, "transactionId "+strconv.Quote(t.transactionID)+
 			" was already used in this environment; the event was not processed again")
 	}
+	if len(res.MissingTopics) > 0 {
+		// The established service acknowledges the event and fails the
+		// fan-out of a topic it cannot find; the rest goes on.
+		s.log.WarnContext(r.Context(), "trigger names topics that do not exist; their fan-out is left out",
+			"transactionId", t.transactionID, "topicKeys", res.MissingTopics)
+	}
 	if s.onTrigger != nil {
 		s.onTrigger()
 	}
 	return out, nil
+}
+
+// eventBroadcast triggers a workflow for every subscriber of the environment.
+func (s *Server) eventBroadcast(w http.ResponseWriter, r *http.Request) error {
+	o, err := readObject(r)
+	if err != nil {
+		return err
+	}
+	t := readEvent(o)
+	if err := o.errs.err(); err != nil {
+		return err
+	}
+	t.broadcast = true
+	out, err := s.trigger(r, t)
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, http.StatusCreated, out)
+	return nil
 }
 
 func (s *Server) eventTrigger(w http.ResponseWriter, r *http.Request) error {

@@ -135,6 +135,7 @@ func (s *Server) routes() {
 
 	s.handle("POST /v1/events/trigger", authenticated, s.eventTrigger)
 	s.handle("POST /v1/events/trigger/bulk", authenticated, s.eventTriggerBulk)
+	s.handle("POST /v1/events/trigger/broadcast", authenticated, s.eventBroadcast)
 	s.handle("DELETE /v1/events/trigger/{transactionId}", authenticated, s.eventCancel)
 
 	s.handle("GET /v1/subscribers/{subscriberId}/notifications/feed", authenticated, s.feed)

@@ -157,7 +157,14 @@ type TriggerParams struct {
 	// the trigger places each event into its window in its own transaction.
 	// A nil plan leaves the step to a worker.
 	DigestPlans []*DigestJoinParams
-	Now         time.Time
+	// Topics fan the event out to their members, and Broadcast to every
+	// subscriber of the environment, through a fan-out job written in the
+	// trigger's transaction: each distinct subscriber once, those named in
+	// Recipients and the actor (ActorSubscriberID) left out.
+	Topics            []TopicRecipient
+	Broadcast         bool
+	ActorSubscriberID string
+	Now               time.Time
 }
 
 // TriggerResult says what a trigger created.
@@ -165,6 +172,11 @@ type TriggerResult struct {
 	// Duplicate is true when the transactionId was used before: nothing was created.
 	Duplicate     bool
 	Notifications []Notification
+	// FanoutJobID is the fan-out job written for Topics or Broadcast ("" when none).
+	FanoutJobID string
+	// MissingTopics are the topic keys that name no topic: their fan-out is
+	// left out, the rest of the event goes on.
+	MissingTopics []string
 }
 
 // Claimed is a job claimed by a worker, with what running it needs.
@@ -266,4 +278,5 @@ type Pipeline interface {
 	DigestJoin(ctx context.Context, p *DigestJoinParams) (DigestJoinResult, error)
 	// DigestJoinMany is DigestJoin for a batch of events, in one transaction.
 	DigestJoinMany(ctx context.Context, ps []*DigestJoinParams) ([]DigestJoinResult, error)
+	Fanout
 }

@@ -194,18 +194,29 @@ func (db *DB) Trigger(ctx context.Context, p *store.TriggerParams) (store.Trigge
 			res.Notifications = append(res.Notifications, n)
 		}
 		if pg {
-			return db.insertTriggerPostgres(ctx, tx, p, rows)
-		}
-		for _, t := range []struct {
-			table, cols string
-			rows        [][]any
-		}{{"notifications", notificationCols, rows.notifications}, {"jobs", jobCols, rows.jobs},
-			{"execution_details", detailCols, rows.details}} {
-			if err := db.insertRows(ctx, tx, t.table, t.cols, t.rows); err != nil {
+			if err := db.insertTriggerPostgres(ctx, tx, p, rows); err != nil {
 				return err
 			}
+		} else {
+			for _, t := range []struct {
+				table, cols string
+				rows        [][]any
+			}{{"notifications", notificationCols, rows.notifications}, {"jobs", jobCols, rows.jobs},
+				{"execution_details", detailCols, rows.details}} {
+				if err := db.insertRows(ctx, tx, t.table, t.cols, t.rows); err != nil {
+					return err
+				}
+			}
 		}
-		return nil
+		if len(p.Topics) == 0 && !p.Broadcast {
+			return nil
+		}
+		direct := make([]string, 0, len(notifications))
+		for _, n := range notifications {
+			direct = append(direct, n.SubscriberID)
+		}
+		res.FanoutJobID, res.MissingTopics, err = db.insertFanout(ctx, tx, p, direct)
+		return err
 	})
 	if errors.Is(err, errDuplicate) {
 		return store.TriggerResult{Duplicate: true}, nil
@@ -399,6 +410,10 @@ func (db *DB) TriggerCancel(ctx context.Context, scope store.Scope, transactionI
 	now := db.now()
 	var n int64
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		fanouts, err := fanoutCancelRunning(ctx, tx, scope.EnvironmentID, transactionID, now)
+		if err != nil {
+			return err
+		}
 		rows, err := tx.QueryContext(ctx, "UPDATE jobs SET status = 'canceled', updated_at = $1 WHERE environment_id = $2"+
 			" AND transaction_id = $3 AND status IN ('pending', 'queued', 'delayed') RETURNING id, notification_id, provider_id",
 			ms(now), scope.EnvironmentID, transactionID)
@@ -419,7 +434,7 @@ func (db *DB) TriggerCancel(ctx context.Context, scope store.Scope, transactionI
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		n = int64(len(details))
+		n = int64(len(details)) + fanouts
 		return insertDetails(ctx, tx, details)
 	})
 	return int(n), err
