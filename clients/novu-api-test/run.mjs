@@ -439,6 +439,34 @@ await step("topics.subscriptions.create / delete", async () => {
   check(gone.result.acknowledged === true, "deleted", gone.result);
 });
 
+await step("trigger (to a topic: exclude and actor left out) and triggerBroadcast", async () => {
+  const fanKey = `fan-${run}`;
+  const [a, b, c] = ["a", "b", "c"].map((x) => `fan-${x}-${run}`);
+  for (const m of [a, b, c]) await novu.subscribers.create({ subscriberId: m });
+  const sub = await novu.topics.subscriptions.create({ subscriptions: [a, b, c] }, fanKey);
+  check(sub.result.meta.successful === 3, "three members", sub.result.meta);
+  const t = await novu.trigger({ workflowId, to: [{ type: "Topic", topicKey: fanKey, exclude: [c] }, a], actor: b,
+    payload: { order: "T-1" } });
+  check(t.result.acknowledged === true && t.result.status === "processed", "processed", t.result);
+  const counts = async () => Promise.all([a, b, c].map(async (m) =>
+    (await novu.subscribers.notifications.feed({ subscriberId: m, limit: 100 })).result.data.length));
+  const settle = async (want) => {
+    let got;
+    for (let i = 0; i < 100; i++) {
+      got = await counts();
+      if (got.join() === want.join()) return;
+      await sleep(100);
+    }
+    check(false, `feeds of a, b, c hold ${want}`, got);
+  };
+  // a: member and named directly, once; b: the actor; c: excluded.
+  await settle([1, 0, 0]);
+  const all = await novu.triggerBroadcast({ name: workflowId, payload: { order: "ALL" } });
+  check(all.result.acknowledged === true && all.result.status === "processed" && all.result.transactionId,
+    "broadcast acknowledged", all.result);
+  await settle([2, 1, 1]);
+});
+
 await step("messages.retrieve", async () => {
   const res = await novu.messages.retrieve({ subscriberId, channel: "in_app", page: 0, limit: 100 });
   const r = res.result;
