@@ -45,6 +45,11 @@ for _ in $(seq 3000); do [ "$(count)" -ge "$n" ] && break; sleep 0.2; done
 done_at=$(date +%s.%N)
 msgs=$(count)
 rss=$(ps -o rss= -p $pid)
-printf '%s %s: %d members subscribed in %.1f s; trigger answered in %.1f ms; %s messages in %.1f s = %.0f msgs/s; RSS %d MB\n' \
+kill $pid; wait $pid || true
+if [ "$store" = postgres ]; then raw=$(python3 "$here/baseline.py" postgres herald_fanout)
+else raw=$(python3 "$here/baseline.py" sqlite "$dir/herald.db"); fi
+took=$(echo "$done_at - $start" | bc)
+printf '%s %s: %d members subscribed in %.1f s; trigger answered in %.1f ms; %s messages in %.1f s = %.0f msgs/s; RSS %d MB;' \
   "$(basename "$bin")" "$store" "$n" "$(echo "$t1 - $t0" | bc)" "$(echo "$latency * 1000" | bc)" "$msgs" \
-  "$(echo "$done_at - $start" | bc)" "$(echo "$msgs / ($done_at - $start)" | bc -l)" $((rss/1024))
+  "$took" "$(echo "$msgs / $took" | bc -l)" $((rss/1024))
+printf ' raw SQL baseline (the same rows, bulk INSERT … SELECT): %.1f s, ratio %.1f\n' "$raw" "$(echo "$took / $raw" | bc -l)"
