@@ -26,7 +26,13 @@ func FuzzTriggerBody(f *testing.F) {
 			"body": "{% for x in payload.items %}{{x.name | upcase}}{% endfor %}{{payload.n | plus: 1}}{{subscriber.data.k}}"}},
 	}})
 	h.createSubscriber(f, dev, map[string]any{"subscriberId": "fz", "data": map[string]any{"k": "v"}})
+	h.createSubscriber(f, dev, map[string]any{"subscriberId": "fz-member"})
+	res := h.call(f, dev, "POST", "/v2/topics/fz-topic/subscriptions", map[string]any{"subscriptions": []string{"fz", "fz-member"}}, nil)
+	require.Equal(f, 201, res.Status, "%s", res.Raw)
 	for _, seed := range []string{
+		`{"name":"comment-posted","to":[{"type":"Topic","topicKey":"fz-topic","exclude":["fz"]},"fz"],"actor":"fz-member"}`,
+		`{"name":"loops","to":[{"type":"Topic","topicKey":"fz-topic"},{"type":"Topic","topicKey":"fz-topic","exclude":[]}]}`,
+		`{"name":"comment-posted","to":[{"type":"Topic","topicKey":"missing@example.com","exclude":["a","a"]}]}`,
 		`{"name":"comment-posted","to":"fz"}`,
 		`{"name":"comment-posted","to":"fz","payload":{"author":"<b>","post":{"id":1,"title":null}},"actor":"fz","transactionId":"t1"}`,
 		`{"name":"comment-posted","to":{"subscriberId":"fz2","firstName":"F","email":"f@example.com","data":{"a":[1]}}}`,
