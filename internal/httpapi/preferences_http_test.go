@@ -221,3 +221,59 @@ func TestSubscriberPreferencesErrors(t *testing.T) {
 			"refused requests changed nothing")
 	})
 }
+
+// TestWorkflowCriticalFromPreferences: preferences a subscriber may not
+// change (all.readOnly) make a workflow critical.
+func TestWorkflowCriticalFromPreferences(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, h *harness) {
+		dev := h.authFor(asDev)
+		h.createSubscriber(t, dev, map[string]any{"subscriberId": "ada"})
+		readOnly := func(ro bool) map[string]any {
+			return map[string]any{"workflow": map[string]any{"all": map[string]any{"enabled": true, "readOnly": ro}, "channels": map[string]any{}}}
+		}
+		for i, tc := range []struct {
+			name   string
+			body   map[string]any
+			update map[string]any // a PUT after the creation, when set
+			want   bool
+		}{
+			{name: "neither", body: map[string]any{}, want: false},
+			{name: "critical", body: map[string]any{"critical": true}, want: true},
+			{name: "readOnly preferences", body: map[string]any{"preferences": readOnly(true)}, want: true},
+			{name: "readOnly beats critical false", body: map[string]any{"critical": false, "preferences": readOnly(true)}, want: true},
+			{name: "critical with preferences that are not readOnly", body: map[string]any{"critical": true, "preferences": readOnly(false)},
+				want: true},
+			{name: "preferences no longer readOnly", body: map[string]any{"preferences": readOnly(true)},
+				update: map[string]any{"preferences": readOnly(false)}, want: false},
+			{name: "an update without preferences keeps it", body: map[string]any{"preferences": readOnly(true)},
+				update: map[string]any{"description": "d"}, want: true},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				key := fmt.Sprintf("wf-%d", i)
+				body := map[string]any{"name": key, "workflowId": key, "steps": stepsOf("in_app")}
+				for k, v := range tc.body {
+					body[k] = v
+				}
+				w := h.createWorkflow(t, dev, body)
+				if tc.update != nil {
+					upd := map[string]any{"name": key, "workflowId": key}
+					for k, v := range tc.update {
+						upd[k] = v
+					}
+					res := h.call(t, dev, "PUT", "/v2/workflows/"+key, upd, nil)
+					require.Equal(t, http.StatusOK, res.Status, "%s", res.Raw)
+					w = res.Object(t)
+				}
+				require.Equal(t, tc.want, w["critical"])
+				crit := "nonCritical"
+				if tc.want {
+					crit = "critical"
+				}
+				listed := h.call(t, dev, "GET", prefsPath("ada", "?criticality="+crit), nil, nil)
+				require.Equal(t, http.StatusOK, listed.Status, "%s", listed.Raw)
+				require.Contains(t, identifiers(t, listed.Object(t)), key, "listed as %s", crit)
+			})
+		}
+	})
+}

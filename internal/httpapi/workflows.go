@@ -183,10 +183,11 @@ func readWorkflow(o *object, w *store.Workflow, sb *sandbox.Sandbox) {
 	w.Severity = o.oneOf("severity", "high", "medium", "low", "none")
 	if v, set := o.jsonObject("preferences", maxDataBytes); set {
 		w.Preferences = v
-		if critical == nil {
-			// Preferences that subscribers may not change (all.readOnly)
-			// make the workflow critical, as in the established API.
-			w.Critical = preference.Of(store.Workflow{Preferences: v}).Critical
+		// Preferences that subscribers may not change (all.readOnly) make
+		// the workflow critical, as in the established API; sent without
+		// `critical`, preferences without it make it not critical.
+		if readOnly := preference.Of(store.Workflow{Preferences: v}).Critical; readOnly || critical == nil {
+			w.Critical = readOnly
 		}
 	}
 	if v, set := o.jsonObject("payloadSchema", maxDataBytes); set {
