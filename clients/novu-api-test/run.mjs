@@ -484,6 +484,127 @@ await step("messages.delete", async () => {
   check(!f.result.data.some((m) => m.id === message.id), "gone from the feed", f.result.data.map((m) => m.id));
 });
 
+// ---------------------------------------------------------------------------
+// Subscriber preferences (subscribers.preferences.*), honoured by the engine
+// ---------------------------------------------------------------------------
+const prefsSubscriber = `sdk-prefs-user-${run}`;
+const prefsWorkflow = `sdk-prefs-${run}`;
+const criticalWorkflow = `sdk-critical-${run}`;
+const prefsOf = (r, id) => r.workflows.find((w) => w.workflow.identifier === id);
+await step("subscribers.preferences.list", async () => {
+  await novu.subscribers.create({ subscriberId: prefsSubscriber, firstName: "Pat" });
+  await novu.workflows.create({
+    name: `SDK prefs ${run}`, workflowId: prefsWorkflow, active: true,
+    steps: [
+      { name: "Mail", type: "email", controlValues: { subject: "s", body: "b" } },
+      { name: "Inbox", type: "in_app", controlValues: { body: "Hello {{subscriber.firstName}}" } },
+    ],
+  });
+  const crit = await novu.workflows.create({
+    name: `SDK critical ${run}`, workflowId: criticalWorkflow, active: true,
+    steps: [{ name: "Inbox", type: "in_app", controlValues: { body: "critical" } }],
+    preferences: { user: { all: { enabled: true, readOnly: true }, channels: { in_app: { enabled: true } } } },
+  });
+  check(crit.result.preferences.user?.all?.readOnly === true, "the workflow's user preferences", crit.result.preferences);
+  const res = await novu.subscribers.preferences.list({ subscriberId: prefsSubscriber });
+  const r = res.result;
+  check(r.global.enabled === true && r.global.channels.inApp === true && r.global.channels.email === true,
+    "global defaults, in_app as inApp", r.global);
+  const w = prefsOf(r, prefsWorkflow);
+  check(w && w.enabled === true && w.channels.inApp === true && w.channels.email === true &&
+    Object.keys(w.channels).length === 2, "the workflow's step channels, on", w);
+  check(w.overrides.length === 2 && w.overrides.every((o) => o.source === "template"), "decided by the workflow", w.overrides);
+  check(w.workflow.name === `SDK prefs ${run}` && w.updatedAt === undefined, "workflow info, nothing set yet", w);
+  check(!prefsOf(r, criticalWorkflow), "critical workflows hidden by default", r.workflows.map((x) => x.workflow.identifier));
+  const critical = await novu.subscribers.preferences.list({ subscriberId: prefsSubscriber, criticality: "critical" });
+  check(critical.result.workflows.length >= 1 && critical.result.workflows.every((x) => x.workflow.identifier !== prefsWorkflow) &&
+    prefsOf(critical.result, criticalWorkflow), "criticality=critical", critical.result.workflows);
+});
+
+await step("subscribers.preferences.update (global)", async () => {
+  const res = await novu.subscribers.preferences.update({ channels: { email: false } }, prefsSubscriber);
+  const r = res.result;
+  check(r.global.channels.email === false && r.global.channels.inApp === true, "global email off", r.global);
+  const w = prefsOf(r, prefsWorkflow);
+  check(w.channels.email === false && w.channels.inApp === true, "the workflow follows", w.channels);
+  check(w.overrides.some((o) => o.channel === "email" && o.source === "subscriber"), "decided by the subscriber", w.overrides);
+});
+
+await step("subscribers.preferences.update (workflow)", async () => {
+  const res = await novu.subscribers.preferences.update(
+    { channels: { email: true, inApp: false }, workflowId: prefsWorkflow }, prefsSubscriber);
+  const r = res.result;
+  const w = prefsOf(r, prefsWorkflow);
+  check(w.channels.email === true && w.channels.inApp === false, "workflow-level beats global", w.channels);
+  check(typeof w.updatedAt === "string", "updatedAt once set", w);
+  check(r.global.channels.email === false && r.global.channels.inApp === true, "global unchanged", r.global);
+  try {
+    await novu.subscribers.preferences.update({ channels: { email: false }, workflowId: `no-such-${run}` }, prefsSubscriber);
+  } catch (err) {
+    check(err?.statusCode === 404, "unknown workflow: 404", err?.statusCode);
+    return;
+  }
+  throw new CheckError("an unknown workflow was accepted");
+});
+
+// The engine honours the choices: an in-app step turned off for its workflow is skipped, with a detail.
+const inboxWorkflow = `sdk-prefs-inbox-${run}`;
+await step("trigger with the subscriber's channel off: step skipped", async () => {
+  await novu.workflows.create({
+    name: `SDK prefs inbox ${run}`, workflowId: inboxWorkflow, active: true,
+    steps: [{ name: "Inbox", type: "in_app", controlValues: { body: "Hello {{subscriber.firstName}}" } }],
+  });
+  await novu.subscribers.preferences.update({ channels: { inApp: false }, workflowId: inboxWorkflow }, prefsSubscriber);
+  const tx = `tx-prefs-${run}`;
+  await novu.trigger({ workflowId: inboxWorkflow, to: prefsSubscriber, transactionId: tx });
+  const [n] = (await novu.notifications.list({ transactionId: tx })).result.data;
+  check(n, "the event", n);
+  for (let i = 0; i < 100; i++) {
+    const ev = await retrieveEvent(n.id);
+    if (ev.jobs?.[0]?.status === "skipped") {
+      const why = ev.jobs[0].executionDetails.at(-1)?.detail ?? "";
+      check(why.includes("preferences") && why.includes("in_app"), "the skipped step says why", ev.jobs[0].executionDetails);
+      const feed = await novu.subscribers.notifications.feed({ subscriberId: prefsSubscriber });
+      check(feed.result.data.length === 0, "no message", feed.result.data);
+      return;
+    }
+    await sleep(100);
+  }
+  throw new CheckError("the step was not skipped within 10 s");
+});
+
+await step("subscribers.preferences.bulkUpdate", async () => {
+  const res = await novu.subscribers.preferences.bulkUpdate({
+    preferences: [
+      { workflowId: prefsWorkflow, channels: { inApp: true, email: false } },
+      { workflowId: inboxWorkflow, channels: { inApp: true } },
+    ],
+  }, prefsSubscriber);
+  const r = res.result;
+  check(Array.isArray(r) && r.length === 2, "one item per workflow", r);
+  check(r.every((x) => x.level === "template" && x.enabled === true), "workflow-level preferences", r);
+  check(r[0].workflow?.identifier === prefsWorkflow && r[0].workflow.critical === false && r[0].workflow.severity === "none",
+    "the workflow", r[0].workflow);
+  check(r[0].channels.inApp === true && r[0].channels.email === false, "the channels after the change", r[0].channels);
+  check(r[1].workflow?.identifier === inboxWorkflow && r[1].channels.inApp === true && Object.keys(r[1].channels).length === 1,
+    "the in-app workflow", r[1]);
+  const listed = await novu.subscribers.preferences.list({ subscriberId: prefsSubscriber });
+  check(prefsOf(listed.result, inboxWorkflow).channels.inApp === true, "listed after the change", listed.result);
+});
+
+await step("trigger after turning in_app on again: delivered", async () => {
+  await novu.trigger({ workflowId: inboxWorkflow, to: prefsSubscriber, payload: {} });
+  for (let i = 0; i < 100; i++) {
+    const feed = await novu.subscribers.notifications.feed({ subscriberId: prefsSubscriber });
+    if (feed.result.data.length > 0) {
+      check(feed.result.data.length === 1 && feed.result.data[0].content === "Hello Pat", "one message", feed.result.data);
+      return;
+    }
+    await sleep(100);
+  }
+  throw new CheckError("no message reached the feed within 10 s");
+});
+
 log("all @novu/api calls succeeded against Herald");
 
 // respell deep-copies v, changing every providerId "svc" to "novu".

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/herald-notify/herald/internal/id"
+	"github.com/herald-notify/herald/internal/preference"
 	"github.com/herald-notify/herald/internal/sandbox"
 	"github.com/herald-notify/herald/internal/store"
 )
@@ -29,6 +30,11 @@ func (e *Engine) run(ctx context.Context, c store.Claimed, b *batchIntegrations)
 	if c.Job.Attempts > e.maxAttempts(c.Job, step.Type) {
 		return e.fail(o, "Internal", fmt.Sprintf("Gave up after %d attempts", c.Job.Attempts-1)), nil
 	}
+	if off, why := turnedOff(c, step.Type); off {
+		o.Status = store.JobSkipped
+		o.Details = append(o.Details, e.detail(o, "Success", "Internal", why, nil))
+		return o, nil
+	}
 	ctl, err := e.sb.Controls(step.ControlValues, bindings(c.Subscriber, c.Notification.Payload, digestStep(c.Digest)))
 	if err == nil {
 		err = sandbox.CheckLinks(ctl)
@@ -47,6 +53,24 @@ func (e *Engine) run(ctx context.Context, c store.Claimed, b *batchIntegrations)
 		return e.deliver(ctx, o, c, step, ctl, b), nil
 	default:
 		return e.fail(o, "Internal", fmt.Sprintf("Steps of type %s are not supported: the step did not run", step.Type)), nil
+	}
+}
+
+// turnedOff says whether preferences turn the channel of a step off for the
+// job's subscriber, and why; the step is then skipped and the workflow goes
+// on. Delay and digest steps are never turned off.
+func turnedOff(c store.Claimed, stepType string) (bool, string) {
+	if !preference.IsChannel(stepType) {
+		return false, ""
+	}
+	st := preference.Of(c.Workflow).Resolve(stepType, c.Preferences)
+	switch {
+	case st.Enabled:
+		return false, ""
+	case st.Source == preference.SourceSubscriber:
+		return true, "Step skipped: the subscriber's preferences turn the " + stepType + " channel off"
+	default:
+		return true, "Step skipped: the workflow's preferences turn the " + stepType + " channel off"
 	}
 }
 

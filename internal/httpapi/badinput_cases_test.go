@@ -118,6 +118,12 @@ var sweepRoutes = []sweepRoute{
 		query:  map[string]string{"channel": "in_app", "subscriberId": "sw-sub", "transactionId": "sw-tx-fixture", "page": "0", "limit": "10"},
 		paging: []string{"page", "limit"}, enums: []string{"channel"}, lists: []string{"transactionId"}},
 	{pattern: "GET /v1/notifications/{notificationId}", params: map[string]string{"notificationId": "{{notification}}"}},
+	{pattern: "GET /v2/subscribers/{subscriberId}/preferences", params: map[string]string{"subscriberId": "sw-sub"},
+		query: map[string]string{"criticality": "all"}, enums: []string{"criticality"}},
+	{pattern: "PATCH /v2/subscribers/{subscriberId}/preferences", params: map[string]string{"subscriberId": "sw-sub"},
+		body: `{"channels":{"in_app":true,"email":false,"sms":true,"chat":true,"push":true},"workflowId":"sw-flow"}`},
+	{pattern: "PATCH /v2/subscribers/{subscriberId}/preferences/bulk", params: map[string]string{"subscriberId": "sw-sub"},
+		body: `{"preferences":[{"workflowId":"sw-flow","channels":{"in_app":true,"push":false}},{"workflowId":"sw-put-flow","channels":{"email":false}}]}`},
 
 	// Destructive routes last, on victims of their own.
 	{pattern: "DELETE /v1/subscribers/{subscriberId}/credentials/{providerId}",

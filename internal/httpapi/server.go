@@ -159,6 +159,10 @@ func (s *Server) routes() {
 
 	s.handle("GET /v1/notifications", authenticated, s.notificationList)
 	s.handle("GET /v1/notifications/{notificationId}", authenticated, s.notificationGet)
+
+	s.handle("GET /v2/subscribers/{subscriberId}/preferences", authenticated, s.preferencesList)
+	s.handle("PATCH /v2/subscribers/{subscriberId}/preferences", authenticated, s.preferencesPatch)
+	s.handle("PATCH /v2/subscribers/{subscriberId}/preferences/bulk", authenticated, s.preferencesBulk)
 }
 
 // ServeHTTP implements http.Handler. Unknown paths and methods get the error

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/herald-notify/herald/internal/id"
+	"github.com/herald-notify/herald/internal/preference"
 	"github.com/herald-notify/herald/internal/sandbox"
 	"github.com/herald-notify/herald/internal/store"
 )
@@ -99,7 +101,7 @@ func workflowOut(w store.Workflow) workflowJSON {
 // preferencesOut shows a workflow's preferences in the established shape:
 // every channel enabled, overlaid with the stored `all` and `channels` —
 // read from `default`, from `workflow` (the established SDK's request
-// shape), or from the top level.
+// shape), or from the top level; `user`, when one was sent, likewise.
 func preferencesOut(stored store.JSON) map[string]any {
 	channels := map[string]any{}
 	for _, c := range []string{"in_app", "email", "sms", "chat", "push"} {
@@ -121,7 +123,19 @@ func preferencesOut(stored store.JSON) map[string]any {
 			}
 		}
 	}
-	return map[string]any{"user": nil, "default": def}
+	var user map[string]any
+	if u, ok := m["user"].(map[string]any); ok {
+		all := map[string]any{"enabled": true, "readOnly": false}
+		if a, ok := u["all"].(map[string]any); ok {
+			maps.Copy(all, a)
+		}
+		channels, ok := u["channels"].(map[string]any)
+		if !ok {
+			channels = map[string]any{}
+		}
+		user = map[string]any{"all": all, "channels": channels}
+	}
+	return map[string]any{"user": user, "default": def}
 }
 
 // slugify derives an identifier from a name, at most maxIndexedBytes long.
@@ -162,12 +176,19 @@ func readWorkflow(o *object, w *store.Workflow, sb *sandbox.Sandbox) {
 	if b := o.boolean("active"); b != nil {
 		w.Active = *b
 	}
-	if b := o.boolean("critical"); b != nil {
-		w.Critical = *b
+	critical := o.boolean("critical")
+	if critical != nil {
+		w.Critical = *critical
 	}
 	w.Severity = o.oneOf("severity", "high", "medium", "low", "none")
 	if v, set := o.jsonObject("preferences", maxDataBytes); set {
 		w.Preferences = v
+		// Preferences that subscribers may not change (all.readOnly) make
+		// the workflow critical, as in the established API; sent without
+		// `critical`, preferences without it make it not critical.
+		if readOnly := preference.Of(store.Workflow{Preferences: v}).Critical; readOnly || critical == nil {
+			w.Critical = readOnly
+		}
 	}
 	if v, set := o.jsonObject("payloadSchema", maxDataBytes); set {
 		w.PayloadSchema = v

@@ -29,6 +29,7 @@ type Store interface {
 	Pipeline
 	Inbox
 	Topics
+	Preferences
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the connections.

@@ -40,6 +40,8 @@ type WorkflowListParams struct {
 	Scope
 	Offset, Limit int
 	Query         string // substring of name or workflowId
+	// Active, when set, lists only the active workflows.
+	Active bool
 }
 
 // Workflows keeps workflows.
@@ -188,6 +190,9 @@ type Claimed struct {
 	// Digest is the metadata (with events) of the notification's finished
 	// digest step, for the steps after it.
 	Digest JSON
+	// Preferences are the subscriber's channel choices for the workflow,
+	// loaded for the whole batch at claim time (channel steps only).
+	Preferences ChannelChoices
 }
 
 // JobOutcome is what running a claimed job produced; JobFinish writes it atomically.

@@ -494,7 +494,8 @@ func (db *DB) claimRows(ctx context.Context, limit int, lease time.Duration, now
 	return jobs, rows.Err()
 }
 
-// loadClaimed fetches the notifications, subscribers and workflows of jobs.
+// loadClaimed fetches the notifications, subscribers, workflows and
+// subscriber preferences of jobs, with one statement each.
 func (db *DB) loadClaimed(ctx context.Context, jobs []store.Job) ([]store.Claimed, error) {
 	var nIDs, sIDs, wIDs []string
 	seen := map[string]bool{}
@@ -525,10 +526,19 @@ func (db *DB) loadClaimed(ctx context.Context, jobs []store.Job) ([]store.Claime
 	if err != nil {
 		return nil, err
 	}
+	prefs, err := db.claimedPreferences(ctx, jobs)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]store.Claimed, 0, len(jobs))
 	for _, j := range jobs {
-		out = append(out, store.Claimed{Job: j, Notification: ns[j.NotificationID], Subscriber: subs[j.SubscriberID],
-			Workflow: wfs[j.WorkflowID], Digest: digests[j.NotificationID]})
+		c := store.Claimed{Job: j, Notification: ns[j.NotificationID], Subscriber: subs[j.SubscriberID],
+			Workflow: wfs[j.WorkflowID], Digest: digests[j.NotificationID]}
+		if channelSteps[j.Type] {
+			c.Preferences = store.ChannelChoices{Global: prefs[[2]string{j.SubscriberID, ""}],
+				Workflow: prefs[[2]string{j.SubscriberID, j.WorkflowID}]}
+		}
+		out = append(out, c)
 	}
 	return out, nil
 }

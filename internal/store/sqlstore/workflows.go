@@ -85,6 +85,9 @@ func (db *DB) workflowGet(ctx context.Context, scope store.Scope, idOrKey string
 func (db *DB) WorkflowList(ctx context.Context, p store.WorkflowListParams) ([]store.Workflow, int, error) {
 	var a args
 	where := "environment_id = " + a.add(p.EnvironmentID) + " AND deleted = false"
+	if p.Active {
+		where += " AND active = true"
+	}
 	if p.Query != "" {
 		c1, v1 := db.d.substring("name", "$"+fmt.Sprint(len(a)+1), p.Query)
 		a = append(a, v1)
