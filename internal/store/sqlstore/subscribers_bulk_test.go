@@ -223,3 +223,34 @@ func TestSubscriberSetOnline(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkSubscriberBulkUpsert: one op is a bulk of 500 realistic
+// subscribers, half of them new and half updates of the previous op's.
+func BenchmarkSubscriberBulkUpsert(b *testing.B) {
+	for _, kind := range testdb.Kinds {
+		b.Run(kind, func(b *testing.B) {
+			db := testdb.Open(b, kind)
+			scope := store.Scope{OrganizationID: "o", EnvironmentID: "e"}
+			exec := func(q string, a ...any) {
+				_, err := db.Writer().ExecContext(b.Context(), q, a...)
+				require.NoError(b, err)
+			}
+			exec("INSERT INTO organizations (id, name, created_at) VALUES ('o', 'O', 0)")
+			exec("INSERT INTO environments (id, organization_id, name, created_at) VALUES ('e', 'o', 'development', 0)")
+			items := make([]store.SubscriberUpsertParams, 500)
+			b.ResetTimer()
+			for n := range b.N {
+				for i := range items {
+					k := n*250 + i
+					items[i] = store.SubscriberUpsertParams{SubscriberID: fmt.Sprint("bench-", k), FirstName: set(fmt.Sprint("F", n)),
+						LastName: set("L"), Email: set(fmt.Sprintf("u%d@example.com", k)), Locale: set("en-GB"), Timezone: set("Europe/London"),
+						DataSet: true, Data: store.JSON(`{"plan":"pro"}`)}
+				}
+				if _, err := db.SubscriberBulkUpsert(b.Context(), &store.SubscriberBulkUpsertParams{Scope: scope, Items: items}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*len(items))/b.Elapsed().Seconds(), "subscribers/s")
+		})
+	}
+}
