@@ -605,6 +605,102 @@ await step("trigger after turning in_app on again: delivered", async () => {
   throw new CheckError("no message reached the feed within 10 s");
 });
 
+// ---------------------------------------------------------------------------
+// Bulk subscribers, online status, a transaction's messages, one topic subscription
+// ---------------------------------------------------------------------------
+const bulkIds = [`sdk-bulk-1-${run}`, `sdk-bulk-2-${run}`];
+await step("subscribers.createBulk", async () => {
+  const before = (await novu.subscribers.retrieve(subscriberId)).result;
+  const res = await novu.subscribers.createBulk({
+    subscribers: [
+      { subscriberId, lastName: "Byron" },
+      { subscriberId: bulkIds[0], firstName: "Bulk", email: `bulk+${run}@example.com` },
+      { subscriberId: bulkIds[1], data: { n: 2 } },
+      { subscriberId: bulkIds[0], lastName: "Second" },
+    ],
+  });
+  const r = res.result;
+  check(r.created.map((c) => c.subscriberId).join() === bulkIds.join(), "created, in request order", r.created);
+  check(r.updated.map((c) => c.subscriberId).join() === [subscriberId, bulkIds[0]].join(), "updated", r.updated);
+  check(r.failed.length === 0, "nothing failed", r.failed);
+  const after = (await novu.subscribers.retrieve(subscriberId)).result;
+  check(after.lastName === "Byron" && after.firstName === before.firstName && after.email === before.email,
+    "only the sent field changed", after);
+  const b = (await novu.subscribers.retrieve(bulkIds[0])).result;
+  check(b.firstName === "Bulk" && b.lastName === "Second" && b.email === `bulk+${run}@example.com`, "items applied in order", b);
+  try {
+    await novu.subscribers.createBulk({ subscribers: [{ subscriberId: `sdk-bulk-bad-${run}`, email: "not-an-address" }] });
+  } catch (err) {
+    check(err?.statusCode === 422 && /subscribers\.0\.email/.test(String(err?.body)), "a bad item fails the request", err?.body);
+    return;
+  }
+  throw new CheckError("a bad item was accepted");
+});
+
+await step("subscribers.properties.updateOnlineFlag", async () => {
+  const on = await novu.subscribers.properties.updateOnlineFlag({ isOnline: true }, subscriberId);
+  check(on.result.subscriberId === subscriberId && on.result.isOnline === true, "online", on.result);
+  const off = await novu.subscribers.properties.updateOnlineFlag({ isOnline: false }, subscriberId);
+  check(off.result.isOnline === false && typeof off.result.lastOnlineAt === "string", "offline, lastOnlineAt set", off.result);
+  const s = (await novu.subscribers.retrieve(subscriberId)).result;
+  check(s.isOnline === false && s.lastOnlineAt === off.result.lastOnlineAt, "kept", s);
+});
+
+const doomedTx = `tx-doomed-${run}`;
+await step("messages.deleteByTransactionId", async () => {
+  await novu.trigger({ workflowId, to: [subscriberId, ...bulkIds], payload: { order: "D-1" }, transactionId: doomedTx });
+  let found = [];
+  for (let i = 0; i < 100 && found.length < 3; i++) {
+    found = (await novu.messages.retrieve({ transactionId: [doomedTx], limit: 10 })).result.data;
+    if (found.length < 3) await sleep(100);
+  }
+  check(found.length === 3, "one message per recipient", found.length);
+  const unseenBefore = (await novu.subscribers.notifications.unseenCount({ subscriberId })).result.count;
+  const res = await novu.messages.deleteByTransactionId(doomedTx, "in_app");
+  check(res === undefined || res.result === undefined, "no body", res);
+  const left = await novu.messages.retrieve({ transactionId: [doomedTx] });
+  check(left.result.data.length === 0 && left.result.totalCount === 0, "gone from the listing", left.result);
+  const f = await novu.subscribers.notifications.feed({ subscriberId, limit: 100 });
+  check(!f.result.data.some((m) => m.transactionId === doomedTx), "gone from the feed", f.result.data.map((m) => m.transactionId));
+  const unseen = (await novu.subscribers.notifications.unseenCount({ subscriberId })).result.count;
+  check(unseen === unseenBefore - 1, "the unseen count follows", { unseenBefore, unseen });
+  try {
+    await novu.messages.deleteByTransactionId(doomedTx);
+  } catch (err) {
+    check(err?.statusCode === 404 && /Invalid transactionId or channel/.test(String(err?.body)), "none left: 404", err?.body);
+    return;
+  }
+  throw new CheckError("deleting an emptied transaction succeeded");
+});
+
+const prefsTopic = `prefs-${run}`;
+await step("topics.subscriptions.getSubscription / update", async () => {
+  const created = await novu.topics.subscriptions.create({ subscriptions: [subscriberId] }, prefsTopic);
+  const sub = created.result.data[0];
+  check(sub.identifier === `tk_${prefsTopic}:si_${subscriberId}`, "the default identifier", sub.identifier);
+  const got = await novu.topics.subscriptions.getSubscription(prefsTopic, sub.identifier);
+  check(got.result.id === sub.id && got.result.identifier === sub.identifier, "the subscription", got.result);
+  const upd = await novu.topics.subscriptions.update({
+    topicKey: prefsTopic, identifier: sub.identifier,
+    updateTopicSubscriptionRequestDto: { name: "Ada's", preferences: [{ workflowId, enabled: false }, { filter: { tags: ["sdk"] } }] },
+  });
+  const u = upd.result;
+  check(u.id === sub.id && u.name === "Ada's" && u.topic.key === prefsTopic && u.subscriber?.subscriberId === subscriberId,
+    "updated", u);
+  check(u.preferences?.length === 1 && u.preferences[0].workflow?.identifier === workflowId &&
+    u.preferences[0].enabled === false && u.preferences[0].subscriptionId === sub.identifier, "the first preference naming the workflow", u.preferences);
+  const again = await novu.topics.subscriptions.getSubscription(prefsTopic, sub.identifier);
+  check(again.result.name === "Ada's" && again.result.preferences?.[0]?.enabled === false, "read back", again.result);
+  await novu.topics.delete(prefsTopic);
+  try {
+    await novu.topics.subscriptions.getSubscription(prefsTopic, sub.identifier);
+  } catch (err) {
+    check(err?.statusCode === 404, "404 once the topic is gone", err?.statusCode);
+    return;
+  }
+  throw new CheckError("a deleted topic's subscription is still readable");
+});
+
 log("all @novu/api calls succeeded against Herald");
 
 // respell deep-copies v, changing every providerId "svc" to "novu".

@@ -136,6 +136,20 @@ var sweepRoutes = []sweepRoute{
 	{pattern: "DELETE /v1/integrations/{integrationId}", params: map[string]string{"integrationId": "{{victimIntegration}}"}},
 	{pattern: "DELETE /v2/workflows/{workflowId}", params: map[string]string{"workflowId": "sw-victim-flow"}},
 	{pattern: "DELETE /v2/subscribers/{subscriberId}", params: map[string]string{"subscriberId": "sw-victim"}},
+
+	{pattern: "POST /v1/subscribers/bulk",
+		body: `{"subscribers":[{"subscriberId":"sw-bulk-#N#","firstName":"Ada","email":"ada@example.com","locale":"en-US",` +
+			`"timezone":"Europe/Paris","data":{"plan":"pro","n":[1,2]}},{"subscriberId":"sw-sub","lastName":null,"phone":"+1555"}]}`},
+	{pattern: "PATCH /v1/subscribers/{subscriberId}/online-status", params: map[string]string{"subscriberId": "sw-sub"},
+		body: `{"isOnline":false}`},
+	{pattern: "GET /v2/topics/{topicKey}/subscriptions/{identifier}",
+		params: map[string]string{"topicKey": "sw-topic", "identifier": "tk_sw-topic:si_sw-sub"}},
+	{pattern: "PATCH /v2/topics/{topicKey}/subscriptions/{identifier}",
+		params: map[string]string{"topicKey": "sw-topic", "identifier": "tk_sw-topic:si_sw-sub"},
+		body: `{"name":"Sw","preferences":["sw-flow",{"workflowId":"sw-flow","enabled":false,"condition":{"==":[{"var":"payload.x"},"y"]}},` +
+			`{"filter":{"workflowIds":["sw-flow"],"tags":["t"]},"enabled":true}]}`},
+	{pattern: "DELETE /v1/messages/transaction/{transactionId}", params: map[string]string{"transactionId": "sw-tx-doomed"},
+		query: map[string]string{"channel": "in_app"}, enums: []string{"channel"}},
 }
 
 func b64JSON(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }

@@ -114,7 +114,7 @@ func sweepFixtures(t *testing.T, h *harness) map[string]string {
 		h.createWorkflow(t, dev, map[string]any{"name": key, "workflowId": key, "steps": []any{
 			map[string]any{"name": "Inbox", "type": "in_app", "controlValues": map[string]any{"body": "Hello"}}}})
 	}
-	for _, tx := range []string{"sw-tx-fixture", "sw-tx-victim", "sw-tx-cancel"} {
+	for _, tx := range []string{"sw-tx-fixture", "sw-tx-victim", "sw-tx-cancel", "sw-tx-doomed"} {
 		h.trigger(t, dev, map[string]any{"name": "sw-flow", "to": "sw-sub", "transactionId": tx, "payload": map[string]any{"x": "y"}})
 	}
 	drain(t, eng)

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/herald-notify/herald/internal/provider"
@@ -37,12 +37,20 @@ func (s *Server) messageList(w http.ResponseWriter, r *http.Request) error {
 		p.Limit = n
 	}
 	if ch := q.Get("channel"); ch != "" {
-		if !provider.ValidChannel(ch) {
-			errs.add("channel", "must be one of in_app, email, sms, chat, push", ch)
+		if !validMessageChannel(ch) {
+			errs.add("channel", messageChannelRule, ch)
 		}
 		p.Channel = ch
 	}
-	p.TransactionIDs = listParam(q, "transactionId")
+	// Transaction ids are taken whole, repeated or as transactionId[]: one
+	// may hold commas or spaces.
+	for _, key := range []string{"transactionId", "transactionId[]"} {
+		for _, v := range q[key] {
+			if v != "" {
+				p.TransactionIDs = append(p.TransactionIDs, v)
+			}
+		}
+	}
 	if len(p.TransactionIDs) > maxListValues {
 		errs.add("transactionId", fmt.Sprintf("must list at most %d values", maxListValues), len(p.TransactionIDs))
 	}
@@ -52,7 +60,7 @@ func (s *Server) messageList(w http.ResponseWriter, r *http.Request) error {
 			break
 		}
 	}
-	sid := strings.TrimSpace(q.Get("subscriberId"))
+	sid := q.Get("subscriberId")
 	if utf8.RuneCountInString(sid) > maxSubscriberID {
 		errs.add("subscriberId", "must be at most 256 characters", sid)
 	}
@@ -60,6 +68,11 @@ func (s *Server) messageList(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	page := map[string]any{"data": []messageJSON{}, "page": p.Page, "pageSize": p.Limit, "hasMore": false, "totalCount": 0}
+	if slices.ContainsFunc(q["contextKeys"], func(v string) bool { return v != "" }) {
+		// Filtered by exact context keys: Herald's messages have none.
+		s.writeJSON(w, http.StatusOK, page)
+		return nil
+	}
 	if sid != "" {
 		sub, err := s.store.SubscriberGet(r.Context(), scope, sid)
 		if errors.Is(err, store.ErrNotFound) {
@@ -76,7 +89,44 @@ func (s *Server) messageList(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	page["data"], page["totalCount"] = messagesOut(msgs), total
-	page["hasMore"] = len(msgs) == p.Limit && (p.Page+1)*p.Limit < total
+	// The total stops at TotalCountCap: from there on a full page says there may be more.
+	page["hasMore"] = len(msgs) == p.Limit && ((p.Page+1)*p.Limit < total || total >= store.TotalCountCap)
 	s.writeJSON(w, http.StatusOK, page)
+	return nil
+}
+
+// messageChannelRule is the 422 message of an unknown message channel.
+const messageChannelRule = "must be one of in_app, email, sms, chat, push, tool"
+
+// validMessageChannel accepts the channels of the established service's
+// message filters: Herald's five and "tool", which no Herald message has.
+func validMessageChannel(ch string) bool { return provider.ValidChannel(ch) || ch == "tool" }
+
+// messageDeleteByTransaction serves DELETE /v1/messages/transaction/{transactionId}:
+// every message of the transaction (of one channel, with ?channel=) is
+// deleted as DELETE /v1/messages/{messageId} deletes one; 204 without a body.
+func (s *Server) messageDeleteByTransaction(w http.ResponseWriter, r *http.Request) error {
+	errs := fieldErrors{}
+	tx := r.PathValue("transactionId")
+	if tx == "" || utf8.RuneCountInString(tx) > maxTransactionID {
+		errs.add("transactionId", "must be 1 to 256 characters", tx)
+	}
+	ch := r.URL.Query().Get("channel")
+	if ch != "" && !validMessageChannel(ch) {
+		errs.add("channel", messageChannelRule, ch)
+	}
+	if err := errs.err(); err != nil {
+		return err
+	}
+	_, err := s.store.MessageDeleteByTransaction(r.Context(), &store.MessageDeleteByTransactionParams{
+		Scope: callerFrom(r.Context()).Scope, TransactionID: tx, Channel: ch})
+	if errors.Is(err, store.ErrNotFound) {
+		return errorf(http.StatusNotFound, "Invalid transactionId or channel")
+	}
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

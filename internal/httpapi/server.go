@@ -163,6 +163,11 @@ func (s *Server) routes() {
 	s.handle("GET /v2/subscribers/{subscriberId}/preferences", authenticated, s.preferencesList)
 	s.handle("PATCH /v2/subscribers/{subscriberId}/preferences", authenticated, s.preferencesPatch)
 	s.handle("PATCH /v2/subscribers/{subscriberId}/preferences/bulk", authenticated, s.preferencesBulk)
+	s.handle("POST /v1/subscribers/bulk", authenticated, s.subscriberBulkCreate)
+	s.handle("PATCH /v1/subscribers/{subscriberId}/online-status", authenticated, s.subscriberOnlineStatus)
+	s.handle("DELETE /v1/messages/transaction/{transactionId}", authenticated, s.messageDeleteByTransaction)
+	s.handle("GET /v2/topics/{topicKey}/subscriptions/{identifier}", authenticated, s.topicSubscriptionGet)
+	s.handle("PATCH /v2/topics/{topicKey}/subscriptions/{identifier}", authenticated, s.topicSubscriptionPatch)
 }
 
 // ServeHTTP implements http.Handler. Unknown paths and methods get the error

@@ -84,6 +84,18 @@ func subscriberAttributes(o *object, p *store.SubscriberUpsertParams) {
 	p.Data, p.DataSet = o.jsonObject("data", maxDataBytes)
 }
 
+// readSubscriber reads a subscriber to create or update: its subscriberId
+// and the attributes it sends.
+func readSubscriber(o *object) store.SubscriberUpsertParams {
+	var p store.SubscriberUpsertParams
+	p.SubscriberID = o.requiredText("subscriberId", maxSubscriberID*4)
+	if p.SubscriberID != "" && !validSubscriberID(p.SubscriberID) {
+		o.fail("subscriberId", subscriberIDRule, o.raw["subscriberId"])
+	}
+	subscriberAttributes(o, &p)
+	return p
+}
+
 func validTimezone(tz string) bool {
 	if tz == "" || tz == "Local" {
 		return false
@@ -136,12 +148,8 @@ func (s *Server) subscriberCreate(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	p := store.SubscriberUpsertParams{Scope: callerFrom(r.Context()).Scope, FailIfExists: failIfExists != nil && *failIfExists}
-	p.SubscriberID = o.requiredText("subscriberId", maxSubscriberID*4)
-	if p.SubscriberID != "" && !validSubscriberID(p.SubscriberID) {
-		o.fail("subscriberId", subscriberIDRule, o.raw["subscriberId"])
-	}
-	subscriberAttributes(o, &p)
+	p := readSubscriber(o)
+	p.Scope, p.FailIfExists = callerFrom(r.Context()).Scope, failIfExists != nil && *failIfExists
 	if err := o.errs.err(); err != nil {
 		return err
 	}

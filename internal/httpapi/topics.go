@@ -227,7 +227,7 @@ func subscriptionsOut(subs []store.TopicSubscription) []subscriptionJSON {
 	data := make([]subscriptionJSON, 0, len(subs))
 	for _, sub := range subs {
 		s := sub.Subscriber
-		data = append(data, subscriptionJSON{ID: sub.ID, Identifier: sub.Identifier,
+		data = append(data, subscriptionJSON{ID: sub.ID, Identifier: shownIdentifier(sub),
 			Topic:      topicRefJSON{ID: sub.Topic.ID, Key: sub.Topic.Key, Name: sub.Topic.Name},
 			Subscriber: &subscriptionSubJSON{ID: s.ID, SubscriberID: s.SubscriberID, Avatar: s.Avatar, FirstName: s.FirstName, LastName: s.LastName, Email: s.Email},
 			CreatedAt:  formatTime(sub.CreatedAt), UpdatedAt: formatTime(sub.UpdatedAt)})
@@ -263,6 +263,7 @@ func (s *Server) topicSubscribe(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	plainMembers(key, members)
 	ch, err := s.store.TopicSubscribe(r.Context(), callerFrom(r.Context()).Scope, key, members, s.now())
 	if err != nil {
 		return err
@@ -294,6 +295,7 @@ func (s *Server) topicUnsubscribe(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
+	plainMembers(key, members)
 	ch, err := s.store.TopicUnsubscribe(r.Context(), callerFrom(r.Context()).Scope, key, members)
 	if err != nil {
 		return topicNotFound(err, key)

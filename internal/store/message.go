@@ -67,6 +67,13 @@ type MessageListParams struct {
 	Page, Limit    int
 }
 
+// MessageDeleteByTransactionParams names the messages of one transaction.
+type MessageDeleteByTransactionParams struct {
+	Scope
+	TransactionID string
+	Channel       string // "" for every channel
+}
+
 // PayloadCondition is an exact-equality condition on a payload path.
 type PayloadCondition struct {
 	Path  []string
@@ -135,4 +142,8 @@ type Inbox interface {
 	// MessageList pages the messages of every channel, newest first, with
 	// their total (counted up to TotalCountCap).
 	MessageList(ctx context.Context, p *MessageListParams) ([]Message, int, error)
+	// MessageDeleteByTransaction deletes every message of a transaction (of
+	// one channel, when given), as MessageDelete does, and returns how many;
+	// none is ErrNotFound.
+	MessageDeleteByTransaction(ctx context.Context, p *MessageDeleteByTransactionParams) (int, error)
 }

@@ -156,6 +156,22 @@ type errorString string
 
 func (e errorString) Error() string { return string(e) }
 
+// SubscriberBulkUpsertParams creates or updates many subscribers at once.
+type SubscriberBulkUpsertParams struct {
+	Scope
+	// Items are upserts by subscriberId, in request order; their Scope,
+	// FailIfExists and UpdateOnly are ignored. A subscriberId may come more
+	// than once: a later item changes what the earlier ones wrote.
+	Items []SubscriberUpsertParams
+}
+
+// SubscriberOnlineParams sets whether a subscriber is online.
+type SubscriberOnlineParams struct {
+	Scope
+	SubscriberID string
+	Online       bool
+}
+
 // Subscribers keeps subscribers.
 type Subscribers interface {
 	// SubscriberUpsert creates or updates; created says which happened.
@@ -175,4 +191,10 @@ type Subscribers interface {
 	SubscriberTokensRemove(ctx context.Context, scope Scope, subscriberID, integrationID string, tokens []string) (int, error)
 	// SubscriberBulkInsert inserts many new subscribers at once (seeding).
 	SubscriberBulkInsert(ctx context.Context, subs []Subscriber) error
+	// SubscriberBulkUpsert applies every item, all or none; created[i] says
+	// whether Items[i] created its subscriber (only the first item of a
+	// subscriberId that did not exist does).
+	SubscriberBulkUpsert(ctx context.Context, p *SubscriberBulkUpsertParams) (created []bool, err error)
+	// SubscriberSetOnline sets isOnline; going offline also sets lastOnlineAt.
+	SubscriberSetOnline(ctx context.Context, p *SubscriberOnlineParams) (Subscriber, error)
 }

@@ -45,6 +45,47 @@ type TopicSubscription struct {
 	Identifier string
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
+	// Name and Preferences are read by TopicSubscriptionGet and
+	// TopicSubscriptionUpdate only.
+	Name        *string
+	Preferences []TopicPreference
+}
+
+// TopicPreference is a subscription's preference for one workflow.
+type TopicPreference struct {
+	Workflow  Workflow
+	Enabled   bool
+	Condition JSON // a JSON Logic rule over the trigger; nil when none
+}
+
+// TopicPreferenceRule is a preference as a client sends it: the workflows
+// it names by _id or workflowId, and those carrying one of its tags, get
+// Enabled (true when nil) and Condition; the first rule naming a workflow wins.
+type TopicPreferenceRule struct {
+	WorkflowIDs []string
+	Tags        []string
+	Enabled     *bool
+	Condition   JSON
+}
+
+// TopicSubscriptionRef names one subscription of a topic: the one whose
+// identifier is Identifier, or, when there is none and SubscriberID is
+// set, that subscriber's plain subscription (the one without identifier).
+type TopicSubscriptionRef struct {
+	Scope
+	Key          string
+	Identifier   string
+	SubscriberID string
+}
+
+// TopicSubscriptionUpdateParams changes a subscription's name and replaces
+// its preferences.
+type TopicSubscriptionUpdateParams struct {
+	TopicSubscriptionRef
+	Name           Field
+	PreferencesSet bool
+	Preferences    []TopicPreferenceRule
+	Now            time.Time
 }
 
 // TopicChange is the outcome of adding or removing members: the
@@ -72,6 +113,12 @@ type Topics interface {
 	TopicUnsubscribe(ctx context.Context, scope Scope, key string, members []TopicMember) (TopicChange, error)
 	// TopicMembership returns a subscriber's subscription to a topic (ErrNotFound when none).
 	TopicMembership(ctx context.Context, scope Scope, key, subscriberID string) (TopicSubscription, error)
+	// TopicSubscriptionGet returns a subscription with its name and
+	// preferences: ErrNotFound when the topic or the subscription is
+	// missing, ErrConflict when the identifier names several subscriptions.
+	TopicSubscriptionGet(ctx context.Context, ref *TopicSubscriptionRef) (TopicSubscription, error)
+	// TopicSubscriptionUpdate changes a subscription (errors as TopicSubscriptionGet).
+	TopicSubscriptionUpdate(ctx context.Context, p *TopicSubscriptionUpdateParams) (TopicSubscription, error)
 	TopicLister
 }
 
