@@ -223,3 +223,30 @@ func otherEnvironment(t *testing.T, w *world) store.Scope {
 	require.NoError(t, err)
 	return store.Scope{OrganizationID: env.OrganizationID, EnvironmentID: env.ID}
 }
+
+func TestFanoutHonoursSubscriptionPreferences(t *testing.T) {
+	t.Parallel()
+	eachStore(t, func(t *testing.T, w *world) {
+		ctx := context.Background()
+		wf := w.workflow("digest-news", inApp("hi"))
+		other := w.workflow("other", inApp("other"))
+		w.subscribe("news", "ada", "bob", "cy")
+		w.subscribe("all-hands", "bob")
+		off := false
+		for _, ref := range []struct{ key, sid string }{{"news", "ada"}, {"news", "bob"}} {
+			_, err := w.db.TopicSubscriptionUpdate(ctx, &store.TopicSubscriptionUpdateParams{
+				TopicSubscriptionRef: store.TopicSubscriptionRef{Scope: w.scope, Key: ref.key, SubscriberID: ref.sid,
+					Identifier: "tk_" + ref.key + ":si_" + ref.sid},
+				PreferencesSet: true, Preferences: []store.TopicPreferenceRule{{WorkflowIDs: []string{wf.Key}, Enabled: &off}},
+				Now: w.clock.Now()})
+			require.NoError(t, err)
+		}
+		w.triggerTo(wf, nil, []store.TopicRecipient{{Key: "news"}, {Key: "all-hands"}}, "", false)
+		w.triggerTo(other, nil, []store.TopicRecipient{{Key: "news"}}, "", false)
+		w.drain()
+		// ada turned this workflow off for her only subscription; bob too, but
+		// his all-hands subscription still brings it; the other workflow is not concerned.
+		require.Equal(t, map[string]int{"ada": 1, "bob": 2, "cy": 2}, w.inboxSizes("ada", "bob", "cy"))
+		require.Equal(t, []string{"other"}, w.feed("ada"))
+	})
+}

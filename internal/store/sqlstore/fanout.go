@@ -162,6 +162,9 @@ func (db *DB) FanoutRun(ctx context.Context, p *store.FanoutRunParams) (store.Fa
 		if len(ids) > 0 {
 			st.After = ids[len(ids)-1]
 		}
+		if ids, err = db.fanoutAllowed(ctx, tx, &st, p.Job.WorkflowID, ids); err != nil {
+			return err
+		}
 		if res.Created, err = db.fanoutBatch(ctx, tx, p, &st, ids); err != nil {
 			return err
 		}
@@ -324,4 +327,68 @@ func fanoutCancelRunning(ctx context.Context, tx *sql.Tx, environmentID, transac
 		return 0, err
 	}
 	return res.RowsAffected()
+}
+
+// fanoutAllowed leaves out of a topic fan-out's ids the subscribers whose
+// every subscription that reaches them (in a topic of the fan-out that does
+// not exclude them) has a preference turning the workflow off, in one
+// statement over the batch's subscriptions.
+func (db *DB) fanoutAllowed(ctx context.Context, q querier, st *fanoutState, workflowID string, ids []string) ([]string, error) {
+	if st.Broadcast || len(ids) == 0 {
+		return ids, nil
+	}
+	topicIDs := make([]string, len(st.Topics))
+	excluded := map[string]bool{} // topic _id + subscriber _id
+	for i, t := range st.Topics {
+		topicIDs[i] = t.ID
+		for _, ex := range t.Exclude {
+			excluded[t.ID+"\x00"+ex] = true
+		}
+	}
+	var a args
+	rows, err := q.QueryContext(ctx, "SELECT subscriber_id, topic_id, preferences FROM topic_subscriptions WHERE "+
+		db.inList(&a, "topic_id", topicIDs)+" AND "+db.inList(&a, "subscriber_id", ids), db.planned(a)...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: fan-out subscription preferences: %w", err)
+	}
+	defer rows.Close()
+	reached := make(map[string]bool, len(ids))
+	for rows.Next() {
+		var sid, tid string
+		var prefs sql.NullString
+		if err := rows.Scan(&sid, &tid, &prefs); err != nil {
+			return nil, err
+		}
+		if reached[sid] || excluded[tid+"\x00"+sid] {
+			continue
+		}
+		on, err := subscriptionAllows(prefs, workflowID)
+		if err != nil {
+			return nil, err
+		}
+		reached[sid] = on
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(ids, func(v string) bool { return !reached[v] }), nil
+}
+
+// subscriptionAllows says whether a subscription's stored preferences let
+// a workflow through: no preference for it (or none at all) does; one for
+// it says by its enabled. Conditions are not evaluated (docs/api-behaviour.md).
+func subscriptionAllows(prefs sql.NullString, workflowID string) (bool, error) {
+	if !prefs.Valid {
+		return true, nil
+	}
+	var ps []storedPreference
+	if err := json.Unmarshal([]byte(prefs.String), &ps); err != nil {
+		return false, fmt.Errorf("sqlstore: subscription preferences: %w", err)
+	}
+	for _, p := range ps {
+		if p.WorkflowID == workflowID {
+			return p.Enabled, nil
+		}
+	}
+	return true, nil
 }
