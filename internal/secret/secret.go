@@ -1,7 +1,8 @@
 // Package secret owns Herald's cryptography: the AES-256-GCM box that keeps
-// provider credentials encrypted at rest, API key generation and hashing, and
-// the signed short-lived session tokens of dashboard callers. Every key is
-// derived from the one server secret (HERALD_SECRET or the generated one).
+// provider credentials encrypted at rest, API key generation and hashing,
+// the signed short-lived session tokens of dashboard callers, and the inbox
+// clients' subscriberHash and session tokens (inbox.go). Every key is derived
+// from the one server secret (HERALD_SECRET or the generated one).
 package secret
 
 import (
@@ -21,8 +22,9 @@ import (
 
 // Keys holds the keys derived from the server secret.
 type Keys struct {
-	aead    cipher.AEAD
-	signing []byte
+	aead         cipher.AEAD
+	signing      []byte // dashboard session tokens
+	inboxSigning []byte // inbox session tokens
 }
 
 // Derive builds the keys from the server secret.
@@ -39,7 +41,8 @@ func Derive(serverSecret string) (*Keys, error) {
 	if err != nil {
 		return nil, fmt.Errorf("secret: %w", err)
 	}
-	return &Keys{aead: aead, signing: derive(serverSecret, "herald/session-signing/v1")}, nil
+	return &Keys{aead: aead, signing: derive(serverSecret, "herald/session-signing/v1"),
+		inboxSigning: derive(serverSecret, "herald/inbox-session-signing/v1")}, nil
 }
 
 func derive(serverSecret, purpose string) []byte {
@@ -127,13 +130,17 @@ func (k *Keys) SignSession(s Session) (string, error) {
 	return jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(k.signing)
 }
 
-// VerifySession checks a session token's signature and expiry.
+// VerifySession checks a session token's signature and expiry. A token
+// with an audience (an inbox session's) is not a dashboard session.
 func (k *Keys) VerifySession(token string) (Session, error) {
 	var c sessionClaims
 	_, err := jwt.ParseWithClaims(token, &c, func(*jwt.Token) (any, error) { return k.signing, nil },
 		jwt.WithValidMethods([]string{"HS256"}), jwt.WithIssuer(issuer), jwt.WithExpirationRequired())
 	if err != nil {
 		return Session{}, fmt.Errorf("secret: invalid session token: %w", err)
+	}
+	if len(c.Audience) > 0 {
+		return Session{}, errors.New("secret: invalid session token: not a dashboard session")
 	}
 	return Session{MemberID: c.Subject, OrganizationID: c.Org, EnvironmentID: c.Env, ExpiresAt: c.ExpiresAt.Time}, nil
 }
