@@ -19,7 +19,7 @@ func secretCommand(cfg *config.Config, stdout io.Writer) *cli.Command {
 		Commands: []*cli.Command{
 			{
 				Name: "rotate",
-				Usage: "re-encrypt every encrypted value of the store (credentials, secret configurations, stored answers)" +
+				Usage: "re-encrypt every encrypted value of the store (credentials, secret configurations, stored answers, API key copies)" +
 					" from the old server secret to the new one, in one transaction; stop every Herald process of the store first",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "old", Required: true, Usage: "the secret the store is encrypted with", Sources: cli.EnvVars("HERALD_OLD_SECRET")},
@@ -30,7 +30,8 @@ func secretCommand(cfg *config.Config, stdout io.Writer) *cli.Command {
 					if err != nil {
 						return err
 					}
-					fmt.Fprintf(stdout, "re-encrypted %d integrations and %d stored answers with the new secret\n", r.Integrations, r.IdempotentResponses)
+					fmt.Fprintf(stdout, "re-encrypted %d integrations, %d stored answers and %d API key copies with the new secret\n",
+						r.Integrations, r.IdempotentResponses, r.APIKeys)
 					if r.SecretFile != "" {
 						fmt.Fprintf(stdout, "%s now holds the new secret\n", r.SecretFile)
 					} else {

@@ -58,7 +58,29 @@ func Open(ctx context.Context, cfg config.Config) (*App, error) {
 		db.Close()
 		return nil, err
 	}
+	if err := keepKeyCopy(ctx, db, cfg.APIKey); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return &App{Config: cfg, Store: db, Keys: keys}, nil
+}
+
+// keepKeyCopy keeps an encrypted copy of the configured API key
+// (HERALD_API_KEY) when the store has that key without one, as it has when
+// the key was created before migration 0013: the key then signs inbox
+// subscriberHash values from the start.
+func keepKeyCopy(ctx context.Context, db *sqlstore.DB, key string) error {
+	if key == "" {
+		return nil
+	}
+	k, _, err := db.APIKeyGetByHash(ctx, secret.HashAPIKey(key))
+	if errors.Is(err, store.ErrNotFound) || (err == nil && k.Sealed) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("app: looking up HERALD_API_KEY: %w", err)
+	}
+	return db.APIKeyKeepCopy(ctx, k.ID, key)
 }
 
 // ErrSecretChanged is returned by Open when the server secret does not open
@@ -215,7 +237,7 @@ func (a *App) Bootstrap(ctx context.Context) (*FirstStart, error) {
 	}
 	fs := &FirstStart{Keys: map[string]string{}}
 	for _, name := range firstEnvironments {
-		env := store.Environment{ID: id.New(), OrganizationID: org.ID, Name: name, CreatedAt: now}
+		env := store.Environment{ID: id.New(), OrganizationID: org.ID, Name: name, Identifier: secret.NewApplicationIdentifier(), CreatedAt: now}
 		key := secret.NewAPIKey()
 		if name == "development" && a.Config.APIKey != "" {
 			key = a.Config.APIKey
@@ -236,7 +258,10 @@ func (a *App) Bootstrap(ctx context.Context) (*FirstStart, error) {
 	return fs, nil
 }
 
-// NewKeyRecord is the stored form of a new API key.
+// NewKeyRecord is the stored form of a new API key: its hash, and the key
+// itself for the store to keep encrypted (it checks inbox subscriberHash
+// values).
 func NewKeyRecord(environmentID, key string, now time.Time) store.APIKey {
-	return store.APIKey{ID: id.New(), EnvironmentID: environmentID, Hash: secret.HashAPIKey(key), Prefix: key[:min(len(key), 7)], CreatedAt: now}
+	return store.APIKey{ID: id.New(), EnvironmentID: environmentID, Hash: secret.HashAPIKey(key), Prefix: key[:min(len(key), 7)],
+		Key: key, CreatedAt: now}
 }

@@ -49,7 +49,13 @@ type Environment struct {
 	ID             string
 	OrganizationID string
 	Name           string
-	CreatedAt      time.Time
+	// Identifier is the public application identifier the inbox clients
+	// open sessions with (made at creation when empty).
+	Identifier string
+	// InboxHMACDisabled lets inbox sessions open without a subscriberHash
+	// (local development only; off by default).
+	InboxHMACDisabled bool
+	CreatedAt         time.Time
 }
 
 // Member is a person of an organization (a dashboard user).
@@ -61,14 +67,28 @@ type Member struct {
 	CreatedAt      time.Time
 }
 
-// APIKey is a stored API key; only its hash is kept.
+// APIKey is a stored API key: its hash, and a copy of the key encrypted
+// with the server secret that checks inbox subscriberHash values.
 type APIKey struct {
 	ID            string
 	EnvironmentID string
 	Hash          string
 	Prefix        string // first characters, to recognise a key in listings
-	CreatedAt     time.Time
-	RevokedAt     *time.Time
+	// Key is the key in the clear, given at creation so that the store keeps
+	// an encrypted copy; it is never read back.
+	Key string
+	// Sealed says the store keeps an encrypted copy (keys created before
+	// migration 0013 have none until APIKeyKeepCopy).
+	Sealed    bool
+	CreatedAt time.Time
+	RevokedAt *time.Time
+}
+
+// EnvironmentUpdateParams changes an environment's settings; nil fields
+// are left as they are.
+type EnvironmentUpdateParams struct {
+	ID                string
+	InboxHMACDisabled *bool
 }
 
 // BootstrapParams describes the first organization created on an empty store.
@@ -88,6 +108,12 @@ type Tenancy interface {
 	// EnvironmentGetByName returns the environment of the first organization with that name.
 	EnvironmentGetByName(ctx context.Context, name string) (Environment, error)
 	EnvironmentGetByID(ctx context.Context, id string) (Environment, error)
+	// EnvironmentGetByIdentifier returns the environment of a public
+	// application identifier.
+	EnvironmentGetByIdentifier(ctx context.Context, identifier string) (Environment, error)
+	// EnvironmentList returns an organization's environments, oldest first.
+	EnvironmentList(ctx context.Context, organizationID string) ([]Environment, error)
+	EnvironmentUpdate(ctx context.Context, p *EnvironmentUpdateParams) (Environment, error)
 	// MemberGetOwner returns the owner of an organization.
 	MemberGetOwner(ctx context.Context, organizationID string) (Member, error)
 	APIKeyCreate(ctx context.Context, k *APIKey) error
@@ -95,6 +121,13 @@ type Tenancy interface {
 	APIKeyGetByHash(ctx context.Context, hash string) (APIKey, Environment, error)
 	APIKeyList(ctx context.Context, environmentID string) ([]APIKey, error)
 	APIKeyRevoke(ctx context.Context, environmentID, id string) error
+	// APIKeyKeepCopy keeps an encrypted copy of a key that has none (one
+	// created before migration 0013, presented in the clear since).
+	APIKeyKeepCopy(ctx context.Context, id, key string) error
+	// APIKeySigningKeys returns, in the clear, the environment's unrevoked
+	// keys of which the store keeps a copy: the keys a subscriberHash may be
+	// signed with.
+	APIKeySigningKeys(ctx context.Context, environmentID string) ([]string, error)
 }
 
 // Scope names the environment (and its organization) an operation runs in.

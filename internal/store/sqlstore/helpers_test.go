@@ -65,11 +65,11 @@ func setup(t *testing.T, db *sqlstore.DB) *tenant {
 	}
 	tn.A = store.Scope{OrganizationID: org.ID, EnvironmentID: tn.EnvA.ID}
 	tn.B = store.Scope{OrganizationID: org.ID, EnvironmentID: tn.EnvB.ID}
-	created, err := db.Bootstrap(t.Context(), &store.BootstrapParams{
-		Organization: org, Owner: tn.Owner, Environments: []store.Environment{tn.EnvA, tn.EnvB},
-	})
+	p := &store.BootstrapParams{Organization: org, Owner: tn.Owner, Environments: []store.Environment{tn.EnvA, tn.EnvB}}
+	created, err := db.Bootstrap(t.Context(), p)
 	require.NoError(t, err)
 	require.True(t, created)
+	tn.EnvA, tn.EnvB = p.Environments[0], p.Environments[1] // with the application identifiers the store made
 	return tn
 }
 

@@ -14,7 +14,8 @@ import (
 
 // What the store seals with the server secret: integration credentials,
 // the secret fields of integration configurations, the stored answers of
-// idempotent session requests, and the secret check value.
+// idempotent session requests, the copies of API keys that check inbox
+// subscriberHash values, and the secret check value.
 
 // ErrSecretMismatch is returned when the store's sealed values do not open
 // with the server secret it was opened with: the secret was changed.
@@ -109,9 +110,10 @@ func (db *DB) setting(ctx context.Context, q querier, name string) (string, erro
 
 // probeSealed opens one sealed value of each kind, if there is one.
 func (db *DB) probeSealed(ctx context.Context) error {
-	for _, col := range []string{"credentials", "secret_configurations"} {
+	for _, tc := range [][2]string{{"integrations", "credentials"}, {"integrations", "secret_configurations"}, {"api_keys", "sealed_key"}} {
+		table, col := tc[0], tc[1]
 		var sealed string
-		err := db.w.QueryRowContext(ctx, "SELECT "+col+" FROM integrations WHERE "+col+" <> '' LIMIT 1").Scan(&sealed)
+		err := db.w.QueryRowContext(ctx, "SELECT "+col+" FROM "+table+" WHERE "+col+" <> '' LIMIT 1").Scan(&sealed)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue
 		}
@@ -245,6 +247,7 @@ func hasSecretConfiguration(confs string) bool {
 type RotateStats struct {
 	Integrations        int // rows of integrations (credentials, secret configurations)
 	IdempotentResponses int // stored answers of session requests
+	APIKeys             int // copies of API keys (revoked ones too)
 }
 
 // idempotencyPage is how many stored answers SecretRotate reads at a time.
@@ -253,7 +256,7 @@ const idempotencyPage = 200
 // SecretRotate re-encrypts every value sealed with from so that it opens
 // with to, in one transaction: integration credentials and secret
 // configurations (sealing any still in the clear), stored answers of
-// session requests, and the secret check value. It returns
+// session requests, copies of API keys, and the secret check value. It returns
 // ErrSecretMismatch, changing nothing, when from does not open the store.
 // Every Herald process of the store should be stopped while it runs.
 func (db *DB) SecretRotate(ctx context.Context, from, to Sealer) (RotateStats, error) {
@@ -282,6 +285,9 @@ func (db *DB) SecretRotate(ctx context.Context, from, to Sealer) (RotateStats, e
 			st.Integrations++
 		}
 		if st.IdempotentResponses, err = resealIdempotent(ctx, tx, from, to); err != nil {
+			return err
+		}
+		if st.APIKeys, err = resealAPIKeys(ctx, tx, from, to); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, "INSERT INTO settings (name, value) VALUES ($1, $2)"+
@@ -343,4 +349,36 @@ func resealIdempotent(ctx context.Context, tx *sql.Tx, from, to Sealer) (int, er
 		}
 		afterEnv, afterKey = page[len(page)-1].env, page[len(page)-1].key
 	}
+}
+
+// resealAPIKeys re-encrypts the copies of API keys, revoked ones too.
+func resealAPIKeys(ctx context.Context, tx *sql.Tx, from, to Sealer) (int, error) {
+	rows, err := tx.QueryContext(ctx, "SELECT id, sealed_key FROM api_keys WHERE sealed_key <> '' ORDER BY id")
+	if err != nil {
+		return 0, err
+	}
+	type row struct{ id, sealed string }
+	var all []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.id, &r.sealed); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		all = append(all, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	for _, r := range all {
+		plain, err := from.Open(r.sealed)
+		if err != nil {
+			return 0, fmt.Errorf("%w: the copy of API key %s: %v", ErrSecretMismatch, r.id, err)
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE api_keys SET sealed_key = $1 WHERE id = $2", to.Seal(plain), r.id); err != nil {
+			return 0, err
+		}
+	}
+	return len(all), nil
 }

@@ -35,14 +35,13 @@ func (db *DB) Bootstrap(ctx context.Context, p *store.BootstrapParams) (bool, er
 			m.ID, m.OrganizationID, m.Email, m.Role, ms(m.CreatedAt)); err != nil {
 			return err
 		}
-		for _, e := range p.Environments {
-			if _, err := tx.ExecContext(ctx, "INSERT INTO environments (id, organization_id, name, created_at) VALUES ($1, $2, $3, $4)",
-				e.ID, e.OrganizationID, e.Name, ms(e.CreatedAt)); err != nil {
+		for i := range p.Environments {
+			if err := environmentInsert(ctx, tx, &p.Environments[i]); err != nil {
 				return err
 			}
 		}
 		for i := range p.APIKeys {
-			if err := apiKeyInsert(ctx, tx, &p.APIKeys[i]); err != nil {
+			if err := db.apiKeyInsert(ctx, tx, &p.APIKeys[i]); err != nil {
 				return err
 			}
 		}
@@ -60,27 +59,6 @@ func (db *DB) Bootstrap(ctx context.Context, p *store.BootstrapParams) (bool, er
 	return created, nil
 }
 
-const environmentCols = "id, organization_id, name, created_at"
-
-func scanEnvironment(row interface{ Scan(...any) error }) (store.Environment, error) {
-	var e store.Environment
-	var created int64
-	err := row.Scan(&e.ID, &e.OrganizationID, &e.Name, &created)
-	e.CreatedAt = fromMS(created)
-	return e, notFound(err)
-}
-
-// EnvironmentGetByName implements store.Tenancy.
-func (db *DB) EnvironmentGetByName(ctx context.Context, name string) (store.Environment, error) {
-	return scanEnvironment(db.r.QueryRowContext(ctx, "SELECT "+environmentCols+
-		" FROM environments WHERE name = $1 ORDER BY created_at, id LIMIT 1", name))
-}
-
-// EnvironmentGetByID implements store.Tenancy.
-func (db *DB) EnvironmentGetByID(ctx context.Context, id string) (store.Environment, error) {
-	return scanEnvironment(db.r.QueryRowContext(ctx, "SELECT "+environmentCols+" FROM environments WHERE id = $1", id))
-}
-
 // MemberGetOwner implements store.Tenancy.
 func (db *DB) MemberGetOwner(ctx context.Context, organizationID string) (store.Member, error) {
 	var m store.Member
@@ -92,24 +70,32 @@ func (db *DB) MemberGetOwner(ctx context.Context, organizationID string) (store.
 	return m, notFound(err)
 }
 
-func apiKeyInsert(ctx context.Context, tx *sql.Tx, k *store.APIKey) error {
-	_, err := tx.ExecContext(ctx, "INSERT INTO api_keys (id, environment_id, hash, prefix, created_at) VALUES ($1, $2, $3, $4, $5)",
-		k.ID, k.EnvironmentID, k.Hash, k.Prefix, ms(k.CreatedAt))
+// apiKeyInsert writes a key, with an encrypted copy of it when k.Key is given.
+func (db *DB) apiKeyInsert(ctx context.Context, tx *sql.Tx, k *store.APIKey) error {
+	sealed := ""
+	if k.Key != "" {
+		sealed = db.sealer.Seal([]byte(k.Key))
+	}
+	_, err := tx.ExecContext(ctx, "INSERT INTO api_keys (id, environment_id, hash, prefix, sealed_key, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
+		k.ID, k.EnvironmentID, k.Hash, k.Prefix, sealed, ms(k.CreatedAt))
+	if err == nil {
+		k.Sealed = sealed != ""
+	}
 	return err
 }
 
 // APIKeyCreate implements store.Tenancy.
 func (db *DB) APIKeyCreate(ctx context.Context, k *store.APIKey) error {
-	return db.inTx(ctx, func(tx *sql.Tx) error { return apiKeyInsert(ctx, tx, k) })
+	return db.inTx(ctx, func(tx *sql.Tx) error { return db.apiKeyInsert(ctx, tx, k) })
 }
 
-const apiKeyCols = "k.id, k.environment_id, k.hash, k.prefix, k.created_at, k.revoked_at"
+const apiKeyCols = "k.id, k.environment_id, k.hash, k.prefix, k.sealed_key <> '', k.created_at, k.revoked_at"
 
 func scanAPIKey(row interface{ Scan(...any) error }, extra ...any) (store.APIKey, error) {
 	var k store.APIKey
 	var created int64
 	var revoked sql.NullInt64
-	err := row.Scan(append([]any{&k.ID, &k.EnvironmentID, &k.Hash, &k.Prefix, &created, &revoked}, extra...)...)
+	err := row.Scan(append([]any{&k.ID, &k.EnvironmentID, &k.Hash, &k.Prefix, &k.Sealed, &created, &revoked}, extra...)...)
 	k.CreatedAt, k.RevokedAt = fromMS(created), fromNullMS(revoked)
 	return k, notFound(err)
 }
@@ -133,13 +119,11 @@ func (db *DB) APIKeyGetByHash(ctx context.Context, hash string) (store.APIKey, s
 }
 
 func (db *DB) apiKeyGetByHash(ctx context.Context, hash string) (store.APIKey, store.Environment, error) {
-	var e store.Environment
-	var envCreated int64
-	k, err := scanAPIKey(db.r.QueryRowContext(ctx, "SELECT "+apiKeyCols+", e.id, e.organization_id, e.name, e.created_at"+
+	var e environmentRow
+	k, err := scanAPIKey(db.r.QueryRowContext(ctx, "SELECT "+apiKeyCols+", "+environmentColsOf("e")+
 		" FROM api_keys k JOIN environments e ON e.id = k.environment_id WHERE k.hash = $1 AND k.revoked_at IS NULL", hash),
-		&e.ID, &e.OrganizationID, &e.Name, &envCreated)
-	e.CreatedAt = fromMS(envCreated)
-	return k, e, err
+		e.dest()...)
+	return k, e.environment(), err
 }
 
 // APIKeyList implements store.Tenancy.

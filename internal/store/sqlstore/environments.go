@@ -1,0 +1,144 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/herald-notify/herald/internal/secret"
+	"github.com/herald-notify/herald/internal/store"
+)
+
+// Environments: the tenant boundary, with the public application
+// identifier of the inbox clients and the keys that sign their sessions.
+
+const environmentCols = "id, organization_id, name, identifier, inbox_hmac_disabled, created_at"
+
+// environmentColsOf is environmentCols of the table aliased alias.
+func environmentColsOf(alias string) string {
+	cols := strings.Split(environmentCols, ", ")
+	for i, c := range cols {
+		cols[i] = alias + "." + c
+	}
+	return strings.Join(cols, ", ")
+}
+
+// environmentRow receives the columns of environmentCols.
+type environmentRow struct {
+	e          store.Environment
+	identifier sql.NullString // NULL only for rows written around the store (tests)
+	created    int64
+}
+
+func (r *environmentRow) dest() []any {
+	return []any{&r.e.ID, &r.e.OrganizationID, &r.e.Name, &r.identifier, &r.e.InboxHMACDisabled, &r.created}
+}
+
+func (r *environmentRow) environment() store.Environment {
+	e := r.e
+	e.Identifier, e.CreatedAt = r.identifier.String, fromMS(r.created)
+	return e
+}
+
+func scanEnvironment(row interface{ Scan(...any) error }) (store.Environment, error) {
+	var r environmentRow
+	err := row.Scan(r.dest()...)
+	return r.environment(), notFound(err)
+}
+
+// environmentInsert writes an environment, making its application
+// identifier when it has none.
+func environmentInsert(ctx context.Context, tx *sql.Tx, e *store.Environment) error {
+	if e.Identifier == "" {
+		e.Identifier = secret.NewApplicationIdentifier()
+	}
+	_, err := tx.ExecContext(ctx, "INSERT INTO environments (id, organization_id, name, identifier, inbox_hmac_disabled, created_at)"+
+		" VALUES ($1, $2, $3, $4, $5, $6)", e.ID, e.OrganizationID, e.Name, e.Identifier, e.InboxHMACDisabled, ms(e.CreatedAt))
+	return err
+}
+
+// EnvironmentGetByName implements store.Tenancy.
+func (db *DB) EnvironmentGetByName(ctx context.Context, name string) (store.Environment, error) {
+	return scanEnvironment(db.r.QueryRowContext(ctx, "SELECT "+environmentCols+
+		" FROM environments WHERE name = $1 ORDER BY created_at, id LIMIT 1", name))
+}
+
+// EnvironmentGetByID implements store.Tenancy.
+func (db *DB) EnvironmentGetByID(ctx context.Context, id string) (store.Environment, error) {
+	return scanEnvironment(db.r.QueryRowContext(ctx, "SELECT "+environmentCols+" FROM environments WHERE id = $1", id))
+}
+
+// EnvironmentGetByIdentifier implements store.Tenancy.
+func (db *DB) EnvironmentGetByIdentifier(ctx context.Context, identifier string) (store.Environment, error) {
+	return scanEnvironment(db.r.QueryRowContext(ctx, "SELECT "+environmentCols+" FROM environments WHERE identifier = $1", identifier))
+}
+
+// EnvironmentList implements store.Tenancy.
+func (db *DB) EnvironmentList(ctx context.Context, organizationID string) ([]store.Environment, error) {
+	rows, err := db.r.QueryContext(ctx, "SELECT "+environmentCols+" FROM environments WHERE organization_id = $1 ORDER BY created_at, id",
+		organizationID)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: environments: %w", err)
+	}
+	defer rows.Close()
+	out := []store.Environment{}
+	for rows.Next() {
+		e, err := scanEnvironment(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// EnvironmentUpdate implements store.Tenancy.
+func (db *DB) EnvironmentUpdate(ctx context.Context, p *store.EnvironmentUpdateParams) (store.Environment, error) {
+	defer db.keys.clear() // the cached keys carry their environment
+	if p.InboxHMACDisabled != nil {
+		res, err := db.w.ExecContext(ctx, "UPDATE environments SET inbox_hmac_disabled = $1 WHERE id = $2", *p.InboxHMACDisabled, p.ID)
+		if err != nil {
+			return store.Environment{}, fmt.Errorf("sqlstore: updating an environment: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return store.Environment{}, store.ErrNotFound
+		}
+	}
+	return scanEnvironment(db.w.QueryRowContext(ctx, "SELECT "+environmentCols+" FROM environments WHERE id = $1", p.ID))
+}
+
+// APIKeyKeepCopy implements store.Tenancy.
+func (db *DB) APIKeyKeepCopy(ctx context.Context, id, key string) error {
+	defer db.keys.clear()
+	_, err := db.w.ExecContext(ctx, "UPDATE api_keys SET sealed_key = $1 WHERE id = $2 AND sealed_key = ''",
+		db.sealer.Seal([]byte(key)), id)
+	if err != nil {
+		return fmt.Errorf("sqlstore: keeping a copy of an API key: %w", err)
+	}
+	return nil
+}
+
+// APIKeySigningKeys implements store.Tenancy. A copy that does not open
+// with the server secret is ErrSecretMismatch.
+func (db *DB) APIKeySigningKeys(ctx context.Context, environmentID string) ([]string, error) {
+	rows, err := db.r.QueryContext(ctx, "SELECT id, sealed_key FROM api_keys"+
+		" WHERE environment_id = $1 AND revoked_at IS NULL AND sealed_key <> '' ORDER BY created_at, id", environmentID)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: signing keys: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id, sealed string
+		if err := rows.Scan(&id, &sealed); err != nil {
+			return nil, err
+		}
+		key, err := db.sealer.Open(sealed)
+		if err != nil {
+			return nil, fmt.Errorf("%w: API key %s: %v", ErrSecretMismatch, id, err)
+		}
+		out = append(out, string(key))
+	}
+	return out, rows.Err()
+}
