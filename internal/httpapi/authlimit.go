@@ -137,18 +137,32 @@ func clientAddr(r *http.Request) string {
 // authenticateLimited is authenticate behind the failed-authentication
 // limit: a blocked address is refused before its key is looked up, and
 // only a 401 counts as a failure (a store error is not the client's).
-func (s *Server) authenticateLimited(w http.ResponseWriter, r *http.Request) (caller, error) {
+func (s *Server) authenticateLimited(w http.ResponseWriter, r *http.Request, a access) (caller, error) {
+	var c caller
+	err := s.limitAuth(w, r, func() error {
+		var err error
+		c, err = s.authenticate(r, a)
+		return err
+	})
+	return c, err
+}
+
+// limitAuth runs check, an authentication, behind the failed-authentication
+// limit: a blocked address gets its 429 without check running, and a 401
+// (or another error marked authFailure) from check spends one of the
+// address's tokens.
+func (s *Server) limitAuth(w http.ResponseWriter, r *http.Request, check func() error) error {
 	if s.authLimit == nil {
-		return s.authenticate(r)
+		return check()
 	}
 	addr := clientAddr(r)
 	if err := s.authLimit.allow(w, addr); err != nil {
-		return caller{}, err
+		return err
 	}
-	c, err := s.authenticate(r)
+	err := check()
 	var ae *apiError
-	if errors.As(err, &ae) && ae.status == http.StatusUnauthorized {
+	if errors.As(err, &ae) && (ae.status == http.StatusUnauthorized || ae.authFailure) {
 		s.authLimit.fail(addr)
 	}
-	return c, err
+	return err
 }

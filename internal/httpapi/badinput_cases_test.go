@@ -150,6 +150,13 @@ var sweepRoutes = []sweepRoute{
 			`{"filter":{"workflowIds":["sw-flow"],"tags":["t"]},"enabled":true}]}`},
 	{pattern: "DELETE /v1/messages/transaction/{transactionId}", params: map[string]string{"transactionId": "sw-tx-doomed"},
 		query: map[string]string{"channel": "in_app"}, enums: []string{"channel"}},
+
+	{pattern: "POST /v1/inbox/session",
+		body: `{"applicationIdentifier":"{{appIdentifier}}","subscriberHash":"{{subscriberHash}}","subscriber":{"subscriberId":"sw-sub",` +
+			`"firstName":"Sw","lastName":"L","email":"sw@example.com","phone":"+15550100","avatar":"https://x.test/a.png","locale":"en-US",` +
+			`"timezone":"Europe/Paris","data":{"k":"v","n":[1,2]}},"contextHash":null,"defaultSchedule":null,"context":null}`},
+	{pattern: "GET /v1/environments/me"},
+	{pattern: "GET /v1/environments"},
 }
 
 func b64JSON(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }

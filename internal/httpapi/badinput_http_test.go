@@ -25,6 +25,7 @@ import (
 	"github.com/herald-notify/herald/internal/engine"
 	"github.com/herald-notify/herald/internal/httpapi"
 	"github.com/herald-notify/herald/internal/httpapi/openapitest"
+	"github.com/herald-notify/herald/internal/secret"
 )
 
 // TestBadInputSweep drives every route with bad input in every position —
@@ -134,6 +135,9 @@ func sweepFixtures(t *testing.T, h *harness) map[string]string {
 	vars["notification"] = objects(t, h.events(t, url.Values{"transactionId": {"sw-tx-fixture"}})["data"])[0]["_id"].(string)
 	next, _ := h.call(t, dev, "GET", "/v2/subscribers?limit=1", nil, nil).Object(t)["next"].(string)
 	vars["cursor"] = next
+	vars["appIdentifier"], _ = h.call(t, dev, "GET", "/v1/environments/me", nil, nil).Object(t)["identifier"].(string)
+	vars["subscriberHash"] = secret.SubscriberHash(h.DevKey, "sw-sub")
+	require.NotEmpty(t, vars["appIdentifier"])
 	require.NotEmpty(t, vars["message"])
 	require.NotEmpty(t, vars["victimMessage"])
 	require.NotEmpty(t, vars["cursor"])

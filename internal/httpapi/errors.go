@@ -15,6 +15,9 @@ type apiError struct {
 	message    string
 	fields     fieldErrors
 	retryAfter string
+	// authFailure counts the error against the failed-authentication
+	// limit, as every 401 of an authentication is.
+	authFailure bool
 }
 
 func (e *apiError) Error() string { return e.message }

@@ -26,8 +26,12 @@ type caller struct {
 	// Session is true for dashboard callers (Bearer tokens): only they see
 	// decrypted integration credentials.
 	Session bool
-	// ActorID is the member (sessions) or API key behind the request.
+	// ActorID is the member (sessions), API key or subscriber (inbox
+	// sessions) behind the request.
 	ActorID string
+	// Subscriber is the subscriber of an inbox session, as it is now; nil
+	// for every other caller. Inbox routes act for it alone.
+	Subscriber *store.Subscriber
 }
 
 func callerFrom(ctx context.Context) caller { c, _ := ctx.Value(callerKey{}).(caller); return c }
@@ -108,12 +112,22 @@ func (s *Server) serve(w *recorder, r *http.Request, a access, h handlerFunc, au
 	if a == public {
 		return h(w, r)
 	}
-	c, err := s.authenticateLimited(w, r)
+	c, err := s.authenticateLimited(w, r, a)
 	if err != nil {
 		return err
 	}
 	*authed = c
 	r = r.WithContext(context.WithValue(r.Context(), callerKey{}, c))
+	if a == inboxSession {
+		// No idempotency keys: they are kept per environment, and one
+		// subscriber's stored answer must never be replayed to another.
+		if s.limiter != nil {
+			if err := s.limiter.allow(w, c.EnvironmentID); err != nil {
+				return err
+			}
+		}
+		return h(w, r)
+	}
 	// Only now is the idempotency key looked at: an unauthenticated answer
 	// never echoes it.
 	key, err := idempotencyKey(w, r)
@@ -131,14 +145,22 @@ func (s *Server) serve(w *recorder, r *http.Request, a access, h handlerFunc, au
 	return s.idempotent(w, r, c, key, h)
 }
 
-// authenticate resolves the Authorization header to a caller.
-func (s *Server) authenticate(r *http.Request) (caller, error) {
+// authenticate resolves the Authorization header to a caller of a route
+// of access a: an API key or a dashboard session, or for inbox routes an
+// inbox session (and nothing else).
+func (s *Server) authenticate(r *http.Request, a access) (caller, error) {
 	header := r.Header.Get("Authorization")
 	if header == "" {
 		return caller{}, errorf(http.StatusUnauthorized, "The Authorization header is missing")
 	}
 	scheme, cred, _ := strings.Cut(header, " ")
 	cred = strings.TrimSpace(cred)
+	if a == inboxSession {
+		if !strings.EqualFold(scheme, "Bearer") || cred == "" {
+			return caller{}, errorf(http.StatusUnauthorized, "The inbox routes take 'Authorization: Bearer <token>' with the token of POST /v1/inbox/session")
+		}
+		return s.authenticateInbox(r.Context(), cred)
+	}
 	switch {
 	case strings.EqualFold(scheme, "ApiKey") && cred != "":
 		k, env, err := s.store.APIKeyGetByHash(r.Context(), secret.HashAPIKey(cred))
@@ -147,6 +169,9 @@ func (s *Server) authenticate(r *http.Request) (caller, error) {
 		}
 		if err != nil {
 			return caller{}, err
+		}
+		if !k.Sealed {
+			s.keepKeyCopy(r.Context(), k.ID, cred)
 		}
 		return caller{Scope: store.Scope{OrganizationID: env.OrganizationID, EnvironmentID: env.ID}, ActorID: k.ID}, nil
 	case strings.EqualFold(scheme, "Bearer") && cred != "":
@@ -164,4 +189,47 @@ func (s *Server) authenticate(r *http.Request) (caller, error) {
 		return caller{Scope: store.Scope{OrganizationID: env.OrganizationID, EnvironmentID: env.ID}, Session: true, ActorID: sess.MemberID}, nil
 	}
 	return caller{}, errorf(http.StatusUnauthorized, "The Authorization header must be 'ApiKey <key>' or 'Bearer <token>'")
+}
+
+// authenticateInbox resolves an inbox session token to its subscriber. The
+// token is refused once its subscriber is deleted (a subscriber created
+// again under the same subscriberId is another subscriber) or its
+// environment is gone.
+func (s *Server) authenticateInbox(ctx context.Context, token string) (caller, error) {
+	refused := errorf(http.StatusUnauthorized, "The session token is not valid or has expired")
+	sess, err := s.keys.VerifyInboxSession(token)
+	if err != nil {
+		return caller{}, refused
+	}
+	env, err := s.store.EnvironmentGetByID(ctx, sess.EnvironmentID)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && env.OrganizationID != sess.OrganizationID) {
+		return caller{}, refused
+	}
+	if err != nil {
+		return caller{}, err
+	}
+	scope := store.Scope{OrganizationID: env.OrganizationID, EnvironmentID: env.ID}
+	sub, err := s.store.SubscriberGet(ctx, scope, sess.ExternalID)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && sub.ID != sess.SubscriberID) {
+		return caller{}, refused
+	}
+	if err != nil {
+		return caller{}, err
+	}
+	return caller{Scope: scope, ActorID: sub.ID, Subscriber: &sub}, nil
+}
+
+// keepKeyCopy keeps an encrypted copy of an API key created before the
+// store kept them (migration 0013), now that a request presents it: from
+// then on it signs inbox subscriberHash values. Once per key and process;
+// a failure is logged and tried again on the key's next request.
+func (s *Server) keepKeyCopy(ctx context.Context, keyID, key string) {
+	if _, done := s.keyCopies.Load(keyID); done {
+		return
+	}
+	if err := s.store.APIKeyKeepCopy(ctx, keyID, key); err != nil {
+		s.log.WarnContext(ctx, "keeping an encrypted copy of an API key", "keyId", keyID, "err", err)
+		return
+	}
+	s.keyCopies.Store(keyID, true)
 }

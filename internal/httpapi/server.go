@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/herald-notify/herald/internal/provider"
@@ -40,7 +41,18 @@ type Options struct {
 	// active integration's credentials are checked against it (default:
 	// registry.Default()).
 	Providers *provider.Registry
+	// CORSOrigins are the origins whose pages may read the API's answers:
+	// empty or "*" for every origin.
+	CORSOrigins []string
+	// InboxSessionTTL is how long an inbox session token is valid
+	// (default DefaultInboxSessionTTL).
+	InboxSessionTTL time.Duration
 }
+
+// DefaultInboxSessionTTL is how long an inbox session token is valid unless
+// configured: the inbox clients never renew one, so it outlives a working
+// day in an open tab; a reload opens a new session.
+const DefaultInboxSessionTTL = 24 * time.Hour
 
 // Server serves the API.
 type Server struct {
@@ -56,6 +68,9 @@ type Server struct {
 	providers        *provider.Registry
 	channelProviders providerCache
 	sandbox          *sandbox.Sandbox
+	cors             corsPolicy
+	inboxTTL         time.Duration
+	keyCopies        sync.Map // ids of API keys whose copy this process kept
 	patterns         []string // every route, as registered (tests check their coverage)
 }
 
@@ -65,7 +80,10 @@ const maxBody = 1 << 20
 // New builds a Server.
 func New(o Options) *Server {
 	s := &Server{store: o.Store, keys: o.Keys, log: o.Logger, now: o.Now, mux: http.NewServeMux(), onTrigger: o.OnTrigger,
-		sandbox: o.Sandbox, providers: o.Providers}
+		sandbox: o.Sandbox, providers: o.Providers, cors: newCORSPolicy(o.CORSOrigins), inboxTTL: o.InboxSessionTTL}
+	if s.inboxTTL <= 0 {
+		s.inboxTTL = DefaultInboxSessionTTL
+	}
 	if s.providers == nil {
 		s.providers = registry.Default()
 	}
@@ -96,8 +114,13 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 type access int
 
 const (
+	// public routes take no credentials.
 	public access = iota
+	// authenticated routes take an API key or a dashboard session token.
 	authenticated
+	// inboxSession routes (/v1/inbox/*) take the Bearer token of an inbox
+	// session (POST /v1/inbox/session): one subscriber of one environment.
+	inboxSession
 )
 
 func (s *Server) handle(pattern string, a access, h handlerFunc) {
@@ -168,11 +191,21 @@ func (s *Server) routes() {
 	s.handle("DELETE /v1/messages/transaction/{transactionId}", authenticated, s.messageDeleteByTransaction)
 	s.handle("GET /v2/topics/{topicKey}/subscriptions/{identifier}", authenticated, s.topicSubscriptionGet)
 	s.handle("PATCH /v2/topics/{topicKey}/subscriptions/{identifier}", authenticated, s.topicSubscriptionPatch)
+
+	s.handle("POST /v1/inbox/session", public, s.inboxSessionCreate)
+	s.handle("GET /v1/environments/me", authenticated, s.environmentMe)
+	s.handle("GET /v1/environments", authenticated, s.environmentList)
 }
 
-// ServeHTTP implements http.Handler. Unknown paths and methods get the error
-// shape too.
+// ServeHTTP implements http.Handler. Every answer carries the CORS headers
+// and every OPTIONS request is a preflight (cors.go); unknown paths and
+// methods get the error shape too.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.cors.apply(w.Header(), r)
+	if r.Method == http.MethodOptions {
+		s.cors.preflight(w)
+		return
+	}
 	if _, pattern := s.mux.Handler(r); pattern == "" {
 		s.wrap(public, func(w http.ResponseWriter, r *http.Request) error {
 			for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
