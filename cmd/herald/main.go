@@ -87,6 +87,10 @@ func command(stdout, stderr io.Writer) *cli.Command {
 						Sources: cli.EnvVars("HERALD_DELIVERY_ATTEMPTS"), Destination: &cfg.Delivery.Attempts},
 					&cli.IntFlag{Name: "provider-concurrency", Value: 16, Usage: "concurrent calls to one provider per process",
 						Sources: cli.EnvVars("HERALD_PROVIDER_CONCURRENCY"), Destination: &cfg.Delivery.PerProvider},
+					&cli.StringFlag{Name: "cors-origins", Value: "*", Usage: "origins whose pages may call the API, comma-separated (e.g. https://app.example.com), or * for any",
+						Sources: cli.EnvVars("HERALD_CORS_ORIGINS"), Destination: &cfg.CORSOrigins},
+					&cli.DurationFlag{Name: "inbox-session-ttl", Value: httpapi.DefaultInboxSessionTTL, Usage: "how long an inbox session token (POST /v1/inbox/session) is valid",
+						Sources: cli.EnvVars("HERALD_INBOX_SESSION_TTL"), Destination: &cfg.InboxSessionTTL},
 				},
 				Action: func(ctx context.Context, _ *cli.Command) error { return serve(ctx, cfg, systemConsole(stdout, stderr)) },
 			},
@@ -104,6 +108,7 @@ func command(stdout, stderr io.Writer) *cli.Command {
 				},
 			},
 			keysCommand(open, envFlag, stdout),
+			environmentCommand(open, envFlag, stdout),
 			secretCommand(&cfg, stdout),
 			{
 				Name:  "token",
@@ -279,8 +284,13 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 	if err != nil {
 		return err
 	}
+	origins, err := cfg.Origins()
+	if err != nil {
+		return err
+	}
 	var handler http.Handler = httpapi.New(httpapi.Options{Store: a.Store, Keys: a.Keys, Logger: log,
-		RateLimit: cfg.RateLimit, AuthFailureLimit: cfg.AuthFailureLimit, OnTrigger: onTrigger, Sandbox: sb})
+		RateLimit: cfg.RateLimit, AuthFailureLimit: cfg.AuthFailureLimit, OnTrigger: onTrigger, Sandbox: sb,
+		CORSOrigins: origins, InboxSessionTTL: cfg.InboxSessionTTL})
 	if cfg.Role == "worker" {
 		health := http.NewServeMux()
 		health.Handle("GET /health", handler)

@@ -4,6 +4,7 @@ package config
 
 import (
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"time"
@@ -44,6 +45,12 @@ type Config struct {
 	Workers int
 	// DebugAddr, when set, serves Go's profiler there.
 	DebugAddr string
+	// CORSOrigins are the origins whose pages may call the API,
+	// comma-separated ("*", the default when empty: any origin).
+	CORSOrigins string
+	// InboxSessionTTL is how long an inbox session token is valid (zero:
+	// the server's default).
+	InboxSessionTTL time.Duration
 }
 
 // Delivery configures the calls to providers.
@@ -72,7 +79,40 @@ func (c Config) Validate() error {
 				" (leave it unset to have a random key generated)", MinAPIKeyLength, len(c.APIKey))
 		}
 	}
+	if _, err := c.Origins(); err != nil {
+		return err
+	}
+	if c.InboxSessionTTL < 0 {
+		return fmt.Errorf("config: HERALD_INBOX_SESSION_TTL (--inbox-session-ttl) must not be negative")
+	}
 	return nil
+}
+
+// Origins parses CORSOrigins: "*", or origins such as
+// https://app.example.com or http://localhost:5173 (scheme, host and
+// port; no path). Empty means "*".
+func (c Config) Origins() ([]string, error) {
+	var out []string
+	for _, o := range strings.Split(c.CORSOrigins, ",") {
+		o = strings.TrimSpace(o)
+		if o == "" {
+			continue
+		}
+		if o != "*" {
+			u, err := url.Parse(o)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+				(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+				return nil, fmt.Errorf("config: HERALD_CORS_ORIGINS (--cors-origins): %q is not an origin"+
+					" (scheme://host[:port], e.g. https://app.example.com) or *", o)
+			}
+			o = strings.TrimSuffix(o, "/")
+		}
+		out = append(out, o)
+	}
+	if len(out) == 0 {
+		out = []string{"*"}
+	}
+	return out, nil
 }
 
 // Postgres reports whether the configuration selects PostgreSQL.
