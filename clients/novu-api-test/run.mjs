@@ -701,6 +701,28 @@ await step("topics.subscriptions.getSubscription / update", async () => {
   throw new CheckError("a deleted topic's subscription is still readable");
 });
 
+// ---------------------------------------------------------------------------
+// Environments: where an app finds the applicationIdentifier of the inbox clients
+// ---------------------------------------------------------------------------
+await step("environments.list (+ GET /v1/environments/me)", async () => {
+  const res = await novu.environments.list();
+  const envs = res.result;
+  check(Array.isArray(envs) && envs.length === 2, "the organization's two environments", envs);
+  check(envs.map((e) => e.name).join() === "development,production", "oldest first", envs.map((e) => e.name));
+  check(envs.map((e) => e.type).join() === "dev,prod", "types", envs.map((e) => e.type));
+  for (const e of envs) {
+    check(/^[0-9a-f]{24}$/.test(e.id) && /^[0-9a-f]{24}$/.test(e.organizationId), "object ids", e);
+    check(/^app_[0-9a-f]{20}$/.test(e.identifier), "an application identifier", e.identifier);
+    check(e.organizationId === envs[0].organizationId, "one organization", e);
+    check(e.apiKeys === undefined, "no API keys shown", e.apiKeys);
+  }
+  check(envs[0].identifier !== envs[1].identifier, "identifiers differ", envs);
+  const me = await fetch(`${serverURL}/v1/environments/me`, { headers: { Authorization: `ApiKey ${secretKey}` } });
+  check(me.status === 200, "GET /v1/environments/me", me.status);
+  const body = await me.json();
+  check(body._id === envs[0].id && body.identifier === envs[0].identifier, "the key's environment: development", body);
+});
+
 log("all @novu/api calls succeeded against Herald");
 
 // respell deep-copies v, changing every providerId "svc" to "novu".
