@@ -38,7 +38,7 @@ var clientDir = filepath.Join("..", "..", "clients", "novu-api-test")
 // Herald's own OpenAPI document.
 func TestNovuAPIClient(t *testing.T) {
 	node, npm := requireTool(t, "node"), requireTool(t, "npm")
-	npmCI(t, npm)
+	npmCI(t, npm, clientDir)
 
 	for _, kind := range testdb.Kinds {
 		t.Run(kind, func(t *testing.T) {
@@ -77,19 +77,20 @@ func requireTool(t *testing.T, name string) string {
 	return p
 }
 
-// npmCI installs the locked dependencies, from the npm cache when it can.
-func npmCI(t *testing.T, npm string) {
+// npmCI installs the locked dependencies of the Node project in dir, from
+// the npm cache when it can.
+func npmCI(t *testing.T, npm, dir string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, npm, "ci", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error")
-	cmd.Dir = clientDir
+	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("npm ci in %s: %v\n%s", clientDir, err, out)
+			t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
 		}
-		t.Skipf("npm ci in %s failed (offline?): %v\n%s", clientDir, err, out)
+		t.Skipf("npm ci in %s failed (offline?): %v\n%s", dir, err, out)
 	}
 }
 

@@ -27,8 +27,16 @@ const maxSnoozeDurationHours = 90 * 24
 const maxApplicationIdentifier = 256
 
 type unreadCountJSON struct {
-	Total    int            `json:"total"`
-	Severity map[string]int `json:"severity"`
+	Total    int          `json:"total"`
+	Severity severityJSON `json:"severity"`
+}
+
+// severityJSON counts by severity, in the protocol's order.
+type severityJSON struct {
+	High   int `json:"high"`
+	Medium int `json:"medium"`
+	Low    int `json:"low"`
+	None   int `json:"none"`
 }
 
 type inboxSessionJSON struct {
@@ -146,6 +154,5 @@ func (s *Server) inboxUnreadCount(ctx context.Context, scope store.Scope, subscr
 	if err != nil {
 		return unreadCountJSON{}, err
 	}
-	return unreadCountJSON{Total: page.TotalCount,
-		Severity: map[string]int{"high": 0, "medium": 0, "low": 0, "none": page.TotalCount}}, nil
+	return unreadCountJSON{Total: page.TotalCount, Severity: severityJSON{None: page.TotalCount}}, nil
 }

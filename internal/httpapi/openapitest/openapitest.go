@@ -46,11 +46,19 @@ func Router() (routers.Router, error) {
 // Check validates one response to method requestURI: the JSON content type,
 // a documented status, and a body matching its schema (closed schemas make
 // unexpected fields fail). Paths the document does not have may only get
-// the catch-all's 404 or 405.
+// the catch-all's 404 or 405. An OPTIONS request is a CORS preflight: a 204
+// without a body.
 func Check(method, requestURI string, status int, header http.Header, body []byte) error {
 	r, err := Router()
 	if err != nil {
 		return err
+	}
+	if method == http.MethodOptions {
+		// CORS preflights, answered on every path outside the document's operations.
+		if status != http.StatusNoContent || len(body) != 0 || header.Get("Access-Control-Allow-Methods") == "" {
+			return fmt.Errorf("a preflight answered %d with %d bytes", status, len(body))
+		}
+		return nil
 	}
 	if ct := header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
 		return fmt.Errorf("content type %q", ct)

@@ -16,4 +16,9 @@ func TestCheck(t *testing.T) {
 	require.Error(t, Check("GET", "/health", 418, json, []byte(`{}`)), "undocumented status")
 	require.NoError(t, Check("GET", "/nowhere", 404, json, nil), "the catch-all")
 	require.Error(t, Check("GET", "/nowhere", 200, json, []byte(`{}`)))
+
+	preflight := http.Header{"Access-Control-Allow-Methods": {"GET, POST"}}
+	require.NoError(t, Check("OPTIONS", "/v1/inbox/session?x=1", 204, preflight, nil), "a preflight")
+	require.Error(t, Check("OPTIONS", "/v1/inbox/session", 200, preflight, []byte(`{}`)))
+	require.Error(t, Check("OPTIONS", "/v1/inbox/session", 204, http.Header{}, nil), "a preflight names the methods")
 }
