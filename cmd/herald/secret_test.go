@@ -99,6 +99,7 @@ func TestChangedSecretRefusedThenRotated(t *testing.T) {
 			msg, err := run(t, append(storeFlags, "secret", "rotate", "--old", firstSecret, "--new", secondSecret)...)
 			require.NoError(t, err)
 			require.Contains(t, msg, "re-encrypted 3 integrations") // two built-in in-app integrations and ours
+			require.Contains(t, msg, "and 2 API key copies")        // the first start's keys
 			require.Contains(t, msg, "start every Herald process of this store with the new secret")
 			requireReadable(t, changed, iid)
 			_, err = app.Open(context.Background(), cfg)
