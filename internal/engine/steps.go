@@ -72,6 +72,7 @@ func (e *Engine) inApp(o store.JobOutcome, c store.Claimed, ctl map[string]any) 
 		Channel: "in_app", ProviderID: c.Job.ProviderID, Content: str(ctl["body"]), Subject: optStr(ctl["subject"]),
 		Avatar: optStr(ctl["avatar"]), CTA: cta(ctl), Actor: c.Notification.Actor, Payload: c.Notification.Payload,
 		Overrides: c.Notification.Overrides, Tags: c.Workflow.Tags, Status: "sent", CreatedAt: now, UpdatedAt: now,
+		Severity: c.Workflow.Severity,
 	}
 	if m.Tags == nil {
 		m.Tags = []string{}

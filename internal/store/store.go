@@ -28,6 +28,7 @@ type Store interface {
 	Workflows
 	Pipeline
 	Inbox
+	InboxState
 	Topics
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
