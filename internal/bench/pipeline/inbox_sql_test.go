@@ -19,8 +19,19 @@ const messageColumns = "id, organization_id, environment_id, notification_id, jo
 	" target, integration_id, provider_message_id, error_text, delivery, first_seen_at, archived_at, snoozed_until, severity"
 
 // inboxWhere is the store's filter of a subscriber's in-app messages ($1 the
-// subscriber's _id, $2 the environment).
-const inboxWhere = "subscriber_id = $1 AND environment_id = $2 AND channel = 'in_app' AND deleted = false"
+// subscriber's _id, $2 the environment); inboxWhereSQLite is SQLite's.
+const (
+	inboxWhere       = "subscriber_id = $1 AND environment_id = $2 AND channel = 'in_app' AND deleted = false"
+	inboxWhereSQLite = "subscriber_id = $1 AND +environment_id = $2 AND channel = 'in_app' AND deleted = false"
+)
+
+// where is the store's inboxWhere on this store.
+func (in *inbox) where() string {
+	if in.kind == "sqlite" {
+		return inboxWhereSQLite
+	}
+	return inboxWhere
+}
 
 // codeSQL is the store's code of a message's state in the inbox counts.
 const codeSQL = "(CASE WHEN read THEN 1 ELSE 0 END + CASE WHEN seen THEN 2 ELSE 0 END" +
@@ -72,7 +83,7 @@ func (in *inbox) feedSQL(ctx context.Context, subscriberID string, page, limit i
 	if err := in.settleSQL(ctx, subscriberID); err != nil {
 		return nil, 0, err
 	}
-	rows, err := in.db.Reader().QueryContext(ctx, "SELECT "+messageColumns+" FROM messages WHERE "+inboxWhere+
+	rows, err := in.db.Reader().QueryContext(ctx, "SELECT "+messageColumns+" FROM messages WHERE "+in.where()+
 		" AND archived = $3 AND snoozed_until IS NULL ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5",
 		subscriberID, in.scope.EnvironmentID, false, limit+1, page*limit)
 	if err != nil {
@@ -99,11 +110,12 @@ func (in *inbox) feedSQL(ctx context.Context, subscriberID string, page, limit i
 	return ids, total, err
 }
 
-// countStar is the subscriber's exact message count, counted.
+// countStar is the exact count of the subscriber's inbox proper (the
+// messages neither archived nor snoozed, which the v1 feed shows), counted.
 func (in *inbox) countStar(tb interface{ Fatalf(string, ...any) }, subscriberID string) int {
 	var n int
-	if err := in.db.Reader().QueryRow("SELECT count(*) FROM messages WHERE "+inboxWhere, subscriberID,
-		in.scope.EnvironmentID).Scan(&n); err != nil {
+	if err := in.db.Reader().QueryRow("SELECT count(*) FROM messages WHERE "+inboxWhere+" AND archived = $3"+
+		" AND snoozed_until IS NULL", subscriberID, in.scope.EnvironmentID, false).Scan(&n); err != nil {
 		tb.Fatalf("count: %v", err)
 	}
 	return n
@@ -122,6 +134,9 @@ func (in *inbox) markSQL(ctx context.Context, subscriberID string, ids []string,
 	pg := in.kind == "postgres"
 	// $1 the subscriber, $2 the environment, then the ids.
 	where := inboxWhere + " AND id IN ("
+	if in.kind == "sqlite" { // the store's byIDsFilter: the ids' index, not the feed's
+		where = "+" + where
+	}
 	args := []any{subscriberID, in.scope.EnvironmentID}
 	for i, id := range ids {
 		if i > 0 {

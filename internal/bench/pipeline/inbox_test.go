@@ -16,8 +16,8 @@ import (
 	"github.com/herald-notify/herald/internal/seed"
 )
 
-// hotEvery sends every 100th seeded message to seed.HotSubscriber: 100,000
-// of 10,000,000.
+// hotEvery sends every 100th seeded message to seed.HotSubscriber (100,000
+// of 10,000,000) unless HERALD_BENCH_INBOX_HOT_EVERY says otherwise.
 const hotEvery = 100
 
 // inbox is the seeded inbox dataset on one store.
@@ -42,8 +42,9 @@ func openInbox(tb testing.TB, kind, loc string, subscribers, messages int) *inbo
 	tb.Helper()
 	s := newServer(tb, kind, openStore(tb, kind, loc), subscribers)
 	wf := s.createWorkflow(tb, "bench-inbox", []map[string]any{inAppStep("Item {{payload.seq}} is ready")})
-	in := &inbox{server: s, msgs: seed.NewMessages(s.gen, subscribers, hotEvery, wf.ID, wf.Key),
+	in := &inbox{server: s, msgs: seed.NewMessages(s.gen, subscribers, envInt(tb, "HERALD_BENCH_INBOX_HOT_EVERY", hotEvery), wf.ID, wf.Key),
 		subscribers: subscribers, messages: messages}
+	in.msgs.States = true
 	ctx := context.Background()
 	has := func(n int) bool {
 		return s.count(tb, "SELECT count(*) FROM messages WHERE id = $1", in.msgs.Message(n).ID) == 1

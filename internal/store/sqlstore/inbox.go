@@ -148,9 +148,17 @@ func insertMessage(ctx context.Context, q querier, m *store.Message, counts *pen
 	return nil
 }
 
-// inboxFilter is the WHERE clause of a subscriber's in-app messages.
+// inboxFilter is the WHERE clause of a subscriber's in-app messages. On
+// SQLite the unary + keeps the planner on the subscriber's feed index: left
+// to itself it walked the environment's messages_env_created index (newest
+// first) until it had a page, through every message of the environment for
+// a subscriber with a small inbox (80 ms against 0.2 ms at 100,000 messages).
 func (db *DB) inboxFilter(a *args, scope store.Scope, subscriberID string) string {
-	return "subscriber_id = " + a.add(subscriberID) + " AND environment_id = " + a.add(scope.EnvironmentID) +
+	env := "environment_id"
+	if db.d.name == "sqlite" {
+		env = "+environment_id"
+	}
+	return "subscriber_id = " + a.add(subscriberID) + " AND " + env + " = " + a.add(scope.EnvironmentID) +
 		" AND channel = 'in_app' AND deleted = false"
 }
 
