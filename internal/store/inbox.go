@@ -98,7 +98,8 @@ type InboxState interface {
 	// InboxCount counts a subscriber's in-app messages matching each filter.
 	InboxCount(ctx context.Context, scope Scope, subscriberID string, filters []InboxFilter, now time.Time) ([]int, error)
 	// InboxChangeOne applies an action to one of the subscriber's messages
-	// and returns it after the change; ErrNotFound if it is not theirs.
+	// and returns it after the change (after InboxDelete, only its ID);
+	// ErrNotFound if it is not theirs.
 	InboxChangeOne(ctx context.Context, p *InboxChangeParams) (Message, error)
 	// InboxChangeMany applies an action to the subscriber's messages that
 	// p selects and returns how many changed.

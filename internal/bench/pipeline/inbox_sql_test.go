@@ -134,8 +134,8 @@ func (in *inbox) markSQL(ctx context.Context, subscriberID string, ids []string,
 	pg := in.kind == "postgres"
 	// $1 the subscriber, $2 the environment, then the ids.
 	where := inboxWhere + " AND id IN ("
-	if in.kind == "sqlite" { // the store's byIDsFilter: the ids' index, not the feed's
-		where = "+" + where
+	if in.kind == "sqlite" { // the store's byIDsFilter: the ids' index, not the feed's nor the environment's
+		where = "+" + inboxWhereSQLite + " AND id IN ("
 	}
 	args := []any{subscriberID, in.scope.EnvironmentID}
 	for i, id := range ids {
