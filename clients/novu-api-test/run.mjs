@@ -548,15 +548,15 @@ await step("subscribers.preferences.update (workflow)", async () => {
 });
 
 // The engine honours the choices: an in-app step turned off for its workflow is skipped, with a detail.
-const inboxWorkflow = `sdk-prefs-inbox-${run}`;
+const prefsInboxWorkflow = `sdk-prefs-inbox-${run}`;
 await step("trigger with the subscriber's channel off: step skipped", async () => {
   await novu.workflows.create({
-    name: `SDK prefs inbox ${run}`, workflowId: inboxWorkflow, active: true,
+    name: `SDK prefs inbox ${run}`, workflowId: prefsInboxWorkflow, active: true,
     steps: [{ name: "Inbox", type: "in_app", controlValues: { body: "Hello {{subscriber.firstName}}" } }],
   });
-  await novu.subscribers.preferences.update({ channels: { inApp: false }, workflowId: inboxWorkflow }, prefsSubscriber);
+  await novu.subscribers.preferences.update({ channels: { inApp: false }, workflowId: prefsInboxWorkflow }, prefsSubscriber);
   const tx = `tx-prefs-${run}`;
-  await novu.trigger({ workflowId: inboxWorkflow, to: prefsSubscriber, transactionId: tx });
+  await novu.trigger({ workflowId: prefsInboxWorkflow, to: prefsSubscriber, transactionId: tx });
   const [n] = (await novu.notifications.list({ transactionId: tx })).result.data;
   check(n, "the event", n);
   for (let i = 0; i < 100; i++) {
@@ -577,7 +577,7 @@ await step("subscribers.preferences.bulkUpdate", async () => {
   const res = await novu.subscribers.preferences.bulkUpdate({
     preferences: [
       { workflowId: prefsWorkflow, channels: { inApp: true, email: false } },
-      { workflowId: inboxWorkflow, channels: { inApp: true } },
+      { workflowId: prefsInboxWorkflow, channels: { inApp: true } },
     ],
   }, prefsSubscriber);
   const r = res.result;
@@ -586,14 +586,14 @@ await step("subscribers.preferences.bulkUpdate", async () => {
   check(r[0].workflow?.identifier === prefsWorkflow && r[0].workflow.critical === false && r[0].workflow.severity === "none",
     "the workflow", r[0].workflow);
   check(r[0].channels.inApp === true && r[0].channels.email === false, "the channels after the change", r[0].channels);
-  check(r[1].workflow?.identifier === inboxWorkflow && r[1].channels.inApp === true && Object.keys(r[1].channels).length === 1,
+  check(r[1].workflow?.identifier === prefsInboxWorkflow && r[1].channels.inApp === true && Object.keys(r[1].channels).length === 1,
     "the in-app workflow", r[1]);
   const listed = await novu.subscribers.preferences.list({ subscriberId: prefsSubscriber });
-  check(prefsOf(listed.result, inboxWorkflow).channels.inApp === true, "listed after the change", listed.result);
+  check(prefsOf(listed.result, prefsInboxWorkflow).channels.inApp === true, "listed after the change", listed.result);
 });
 
 await step("trigger after turning in_app on again: delivered", async () => {
-  await novu.trigger({ workflowId: inboxWorkflow, to: prefsSubscriber, payload: {} });
+  await novu.trigger({ workflowId: prefsInboxWorkflow, to: prefsSubscriber, payload: {} });
   for (let i = 0; i < 100; i++) {
     const feed = await novu.subscribers.notifications.feed({ subscriberId: prefsSubscriber });
     if (feed.result.data.length > 0) {
@@ -721,6 +721,157 @@ await step("environments.list (+ GET /v1/environments/me)", async () => {
   check(me.status === 200, "GET /v1/environments/me", me.status);
   const body = await me.json();
   check(body._id === envs[0].id && body.identifier === envs[0].identifier, "the key's environment: development", body);
+});
+
+// ---------------------------------------------------------------------------
+// Inbox state (v2): subscribers.notifications.*
+// ---------------------------------------------------------------------------
+const inboxUser = `sdk-inbox-${run}`;
+const inboxWorkflow = `sdk-inbox-${run}`;
+const inboxIds = await step("subscribers.notifications.list", async () => {
+  await novu.subscribers.create({ subscriberId: inboxUser, firstName: "Grace" });
+  await novu.workflows.create({
+    name: `SDK inbox ${run}`, workflowId: inboxWorkflow, active: true, severity: "high", tags: ["billing"],
+    steps: [{
+      name: "Inbox", type: "in_app",
+      controlValues: {
+        subject: "Invoice {{payload.n}}", body: "Invoice {{payload.n}} is due",
+        redirect: { url: "/invoices/{{payload.n}}" },
+        primaryAction: { label: "Pay", redirect: { url: "https://pay.example/{{payload.n}}", target: "_blank" } },
+        secondaryAction: { label: "Later" },
+        data: { n: "{{payload.n}}" },
+      },
+    }],
+  });
+  for (const n of [1, 2, 3]) {
+    await novu.trigger({ workflowId: inboxWorkflow, to: inboxUser, payload: { n: String(n) } });
+  }
+  let r;
+  for (let i = 0; i < 100; i++) {
+    r = (await novu.subscribers.notifications.list({ subscriberId: inboxUser, limit: 10 })).result;
+    if (r.data.length === 3) break;
+    await sleep(100);
+  }
+  check(r.data.length === 3 && r.hasMore === false, "three notifications", r);
+  const n = r.data.find((x) => x.body === "Invoice 2 is due");
+  check(n, "the second notification", r.data.map((x) => x.body));
+  check(n.subject === "Invoice 2" && n.channelType === "in_app" && n.severity === "high", "fields", n);
+  check(n.to.subscriberId === inboxUser && n.to.firstName === "Grace", "to", n.to);
+  check(!n.isRead && !n.isSeen && !n.isArchived && !n.isSnoozed, "new state", n);
+  check(n.workflow?.identifier === inboxWorkflow && n.workflow.severity === "high" && n.workflow.critical === false, "workflow", n.workflow);
+  check(n.primaryAction?.label === "Pay" && n.primaryAction.isCompleted === false &&
+    n.primaryAction.redirect?.url === "https://pay.example/2" && n.primaryAction.redirect.target === "_blank", "primaryAction", n.primaryAction);
+  check(n.secondaryAction?.label === "Later" && n.secondaryAction.isCompleted === false, "secondaryAction", n.secondaryAction);
+  check(n.redirect?.url === "/invoices/2" && n.data?.n === "2" && n.tags?.[0] === "billing", "redirect, data, tags", n);
+  const first = await novu.subscribers.notifications.list({ subscriberId: inboxUser, limit: 2 });
+  check(first.result.data.length === 2 && first.result.hasMore === true, "a first page of two", first.result);
+  const next = await novu.subscribers.notifications.list({ subscriberId: inboxUser, limit: 2, after: first.result.data[1].id });
+  check(next.result.data.length === 1 && next.result.hasMore === false, "the rest after the cursor", next.result);
+  const high = await novu.subscribers.notifications.list({ subscriberId: inboxUser, severity: ["high"], read: false, data: '{"n":"3"}' });
+  check(high.result.data.length === 1 && high.result.data[0].body === "Invoice 3 is due", "filters", high.result.data);
+  // (The SDK's schema of the echoed `filter` is an empty object: it strips its keys.)
+  return r.data.map((x) => x.id);
+});
+const [inbox3, inbox2, inbox1] = inboxIds;
+const inboxCount = async (filters) =>
+  (await novu.subscribers.notifications.count(inboxUser, JSON.stringify(filters))).result.map((c) => c.count);
+
+await step("subscribers.notifications.count", async () => {
+  const res = await novu.subscribers.notifications.count(inboxUser,
+    JSON.stringify([{}, { read: false, archived: false, snoozed: false }, { archived: true }, { tags: ["billing"], severity: "high" }]));
+  check(JSON.stringify(res.result.map((c) => c.count)) === "[3,3,0,3]", "counts", res.result);
+  check(res.result[1].filter.read === false && res.result[1].filter.snoozed === false, "filters echoed", res.result[1]);
+});
+
+await step("subscribers.notifications.markAsRead / markAsUnread", async () => {
+  const read = await novu.subscribers.notifications.markAsRead({ subscriberId: inboxUser, notificationId: inbox1 });
+  check(read.result.id === inbox1 && read.result.isRead && read.result.isSeen && typeof read.result.readAt === "string", "read", read.result);
+  check((await novu.subscribers.notifications.unseenCount({ subscriberId: inboxUser })).result.count === 2, "v1 unseen count follows");
+  const unread = await novu.subscribers.notifications.markAsUnread({ subscriberId: inboxUser, notificationId: inbox1 });
+  check(!unread.result.isRead && unread.result.readAt == null && unread.result.isSeen, "unread, still seen", unread.result);
+});
+
+await step("subscribers.notifications.archive / unarchive", async () => {
+  const a = await novu.subscribers.notifications.archive({ subscriberId: inboxUser, notificationId: inbox1 });
+  check(a.result.isArchived && typeof a.result.archivedAt === "string" && a.result.isRead, "archived (and read)", a.result);
+  check(JSON.stringify(await inboxCount([{ archived: true }, { read: false, archived: false, snoozed: false }])) === "[1,2]",
+    "counts follow");
+  const feed = await novu.subscribers.notifications.feed({ subscriberId: inboxUser });
+  check(feed.result.data.length === 2 && !feed.result.data.some((m) => m.id === inbox1), "gone from the v1 feed", feed.result.data);
+  const u = await novu.subscribers.notifications.unarchive({ subscriberId: inboxUser, notificationId: inbox1 });
+  check(!u.result.isArchived && u.result.archivedAt == null, "unarchived", u.result);
+});
+
+await step("subscribers.notifications.snooze / unsnooze", async () => {
+  const until = new Date(Date.now() + 3 * 60 * 1000);
+  const s = await novu.subscribers.notifications.snooze({
+    subscriberId: inboxUser, notificationId: inbox2, snoozeSubscriberNotificationDto: { snoozeUntil: until },
+  });
+  check(s.result.isSnoozed && Date.parse(s.result.snoozedUntil) === Math.floor(until.getTime()), "snoozed until", s.result);
+  check(JSON.stringify(await inboxCount([{ snoozed: true }, { snoozed: false }])) === "[1,2]", "counts follow");
+  const u = await novu.subscribers.notifications.unsnooze({ subscriberId: inboxUser, notificationId: inbox2 });
+  check(!u.result.isSnoozed && u.result.snoozedUntil == null, "unsnoozed", u.result);
+  try {
+    await novu.subscribers.notifications.snooze({
+      subscriberId: inboxUser, notificationId: inbox2, snoozeSubscriberNotificationDto: { snoozeUntil: new Date(Date.now() + 1000) },
+    });
+  } catch (err) {
+    check(err?.statusCode === 422, "a snooze under a minute is refused", err?.statusCode);
+    return;
+  }
+  throw new CheckError("a snooze of one second was accepted");
+});
+
+await step("subscribers.notifications.completeAction / revertAction", async () => {
+  const c = await novu.subscribers.notifications.completeAction({ subscriberId: inboxUser, notificationId: inbox3, actionType: "primary" });
+  check(c.result.primaryAction?.isCompleted === true && c.result.secondaryAction?.isCompleted === false, "primary completed", c.result);
+  check(c.result.isRead === true, "acting reads the notification", c.result);
+  const s = await novu.subscribers.notifications.completeAction({ subscriberId: inboxUser, notificationId: inbox3, actionType: "secondary" });
+  check(s.result.primaryAction?.isCompleted === false && s.result.secondaryAction?.isCompleted === true, "secondary completed", s.result);
+  const r = await novu.subscribers.notifications.revertAction({ subscriberId: inboxUser, notificationId: inbox3, actionType: "secondary" });
+  check(r.result.secondaryAction?.isCompleted === false, "reverted", r.result);
+});
+
+await step("subscribers.notifications.markAsSeen", async () => {
+  await novu.subscribers.notifications.markAsSeen({ notificationIds: [inbox2] }, inboxUser);
+  const seen = (await novu.subscribers.notifications.list({ subscriberId: inboxUser, seen: true })).result.data;
+  check(seen.length === 3, "every notification seen", seen.map((n) => n.id));
+  await novu.subscribers.notifications.markAsSeen({}, inboxUser);
+  check((await novu.subscribers.notifications.unseenCount({ subscriberId: inboxUser })).result.count === 0, "none unseen");
+});
+
+await step("subscribers.notifications.markAllAsRead", async () => {
+  check(JSON.stringify(await inboxCount([{ read: false }])) === "[1]", "one unread before (archiving read one)");
+  await novu.subscribers.notifications.markAllAsRead({}, inboxUser);
+  const unread = (await novu.subscribers.notifications.list({ subscriberId: inboxUser, read: false })).result.data;
+  check(unread.length === 0, "none unread", unread);
+});
+
+await step("subscribers.notifications.archiveAllRead / archiveAll", async () => {
+  await novu.subscribers.notifications.markAsUnread({ subscriberId: inboxUser, notificationId: inbox1 });
+  await novu.subscribers.notifications.archiveAllRead({}, inboxUser);
+  const archived = (await novu.subscribers.notifications.list({ subscriberId: inboxUser, archived: true })).result.data;
+  check(archived.length === 2 && !archived.some((n) => n.id === inbox1), "the read ones archived", archived.map((n) => n.id));
+  await novu.subscribers.notifications.archiveAll({}, inboxUser);
+  check(JSON.stringify(await inboxCount([{ archived: true }, { archived: false }])) === "[3,0]", "all archived");
+  const feed = await novu.subscribers.notifications.feed({ subscriberId: inboxUser });
+  check(feed.result.data.length === 0, "the v1 feed holds no archived notification", feed.result.data);
+});
+
+await step("subscribers.notifications.delete / deleteAll", async () => {
+  await novu.subscribers.notifications.delete({ subscriberId: inboxUser, notificationId: inbox1 });
+  const left = (await novu.subscribers.notifications.list({ subscriberId: inboxUser })).result.data;
+  check(left.length === 2 && !left.some((n) => n.id === inbox1), "deleted", left.map((n) => n.id));
+  try {
+    await novu.subscribers.notifications.delete({ subscriberId: inboxUser, notificationId: inbox1 });
+    throw new CheckError("a second delete succeeded");
+  } catch (err) {
+    if (err instanceof CheckError) throw err;
+    check(err?.statusCode === 404, "a second delete is a 404", err?.statusCode);
+  }
+  await novu.subscribers.notifications.deleteAll({}, inboxUser);
+  check(JSON.stringify(await inboxCount([{}])) === "[0]", "none left");
+  check((await novu.subscribers.notifications.list({ subscriberId: inboxUser })).result.data.length === 0, "an empty list");
 });
 
 log("all @novu/api calls succeeded against Herald");

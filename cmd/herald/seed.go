@@ -31,6 +31,7 @@ func seedCommand(open func(context.Context) (*app.App, error), envFlag cli.Flag,
 			&cli.Uint64Flag{Name: "seed", Value: seed.DefaultSeed, Usage: "generator seed (the benchmarks assume the default)"},
 			&cli.IntFlag{Name: "messages", Usage: "in-app messages to load over the seeded subscribers, with their workflow"},
 			&cli.IntFlag{Name: "hot-every", Value: 100, Usage: "every n-th message goes to subscriber 0 (a very large inbox)"},
+			&cli.BoolFlag{Name: "inbox-states", Usage: "give messages severities, tags, data, archives and snoozes (the v2 inbox's state)"},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			n, from := c.Int("subscribers"), c.Int("from")
@@ -82,7 +83,8 @@ func seedCommand(open func(context.Context) (*app.App, error), envFlag cli.Flag,
 			}
 			printScheme(stdout, gen, envName, a.Store.Dialect(), from, n, c.Uint64("seed"), took)
 			if m := c.Int("messages"); m > 0 {
-				return seedMessages(ctx, a, gen, env, from+n, m, c.Int("hot-every"), c.Int("workers"), stdout, stderr)
+				return seedMessages(ctx, a, gen, env, from+n, m, c.Int("hot-every"), c.Int("workers"), c.Bool("inbox-states"),
+					stdout, stderr)
 			}
 			return nil
 		},
@@ -112,7 +114,7 @@ func printScheme(w io.Writer, gen *seed.Generator, env, dialect string, from, n 
 // seedMessages loads m in-app messages of a one-step workflow
 // ("seeded-inbox", created when missing) over subscribers 0..subscribers-1.
 func seedMessages(ctx context.Context, a *app.App, gen *seed.Generator, env store.Environment, subscribers, m, hotEvery, workers int,
-	stdout, stderr io.Writer) error {
+	states bool, stdout, stderr io.Writer) error {
 	scope := store.Scope{OrganizationID: env.OrganizationID, EnvironmentID: env.ID}
 	wf, err := a.Store.WorkflowGet(ctx, scope, "seeded-inbox")
 	if errors.Is(err, store.ErrNotFound) {
@@ -127,6 +129,7 @@ func seedMessages(ctx context.Context, a *app.App, gen *seed.Generator, env stor
 		return fmt.Errorf("workflow: %w", err)
 	}
 	mg := seed.NewMessages(gen, subscribers, max(hotEvery, 1), wf.ID, wf.Key)
+	mg.States = states
 	fmt.Fprintf(stderr, "seeding %d in-app messages over %d subscribers (%s)\n", m, subscribers, a.Store.Dialect())
 	bar := seed.NewProgress(stderr, m)
 	start := time.Now()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -65,4 +66,39 @@ func TestCLISeedMessages(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 100, page.TotalCount, "the feed's count comes from the counts the bulk load kept")
 	require.Len(t, page.Messages, 10)
+}
+
+// TestCLISeedInboxStates: --inbox-states seeds severities, tags, archives
+// and snoozes, and the inbox counts the bulk load keeps agree with the
+// messages.
+func TestCLISeedInboxStates(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	require.NoError(t, command(&out, &errOut).Run(context.Background(), []string{"herald", "--data-dir", dir, "seed",
+		"--subscribers", "20", "--messages", "2000", "--hot-every", "2", "--inbox-states"}))
+	a, err := app.Open(context.Background(), config.Config{DataDir: dir})
+	require.NoError(t, err)
+	defer a.Close()
+	env, err := a.Store.EnvironmentGetByName(t.Context(), "development")
+	require.NoError(t, err)
+	scope := store.Scope{OrganizationID: env.OrganizationID, EnvironmentID: env.ID}
+	hot, err := a.Store.SubscriberGet(t.Context(), scope, seed.SubscriberID(0))
+	require.NoError(t, err)
+	yes, no := true, false
+	filters := []store.InboxFilter{{}, {Archived: &yes}, {Snoozed: &yes}, {Severity: []string{"high"}},
+		{Read: &no, Archived: &no, Snoozed: &no}, {Tags: [][]string{{"billing"}}}}
+	got, err := a.Store.InboxCount(t.Context(), scope, hot.ID, filters, time.Now())
+	require.NoError(t, err)
+	db := a.Store.Reader()
+	for i, where := range []string{"true", "archived", "snoozed_until IS NOT NULL", "severity = 'high'",
+		"NOT read AND NOT archived AND snoozed_until IS NULL", "tags LIKE '%\"billing\"%'"} {
+		var want int
+		require.NoError(t, db.QueryRow("SELECT count(*) FROM messages WHERE subscriber_id = $1 AND "+where, hot.ID).Scan(&want))
+		require.Equal(t, want, got[i], where)
+	}
+	require.Equal(t, 1000, got[0])
+	for _, n := range got[1:4] {
+		require.Positive(t, n, "%v", got)
+	}
 }

@@ -130,6 +130,11 @@ func (e *Engine) Run(ctx context.Context) {
 		defer wg.Done()
 		e.maintainLoop(ctx)
 	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		e.snoozeLoop(ctx)
+	}()
 	if e.o.Listen != nil {
 		wg.Add(1)
 		go func() {

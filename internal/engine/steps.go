@@ -99,6 +99,7 @@ func (e *Engine) inApp(o store.JobOutcome, c store.Claimed, ctl map[string]any) 
 		Channel: "in_app", ProviderID: c.Job.ProviderID, Content: str(ctl["body"]), Subject: optStr(ctl["subject"]),
 		Avatar: optStr(ctl["avatar"]), CTA: cta(ctl), Actor: c.Notification.Actor, Payload: c.Notification.Payload,
 		Overrides: c.Notification.Overrides, Tags: c.Workflow.Tags, Status: "sent", CreatedAt: now, UpdatedAt: now,
+		Severity: c.Workflow.Severity,
 	}
 	if m.Tags == nil {
 		m.Tags = []string{}
@@ -128,29 +129,38 @@ func optStr(v any) *string {
 }
 
 // cta builds the message's call to action from the in_app controls
-// primaryAction, secondaryAction and redirect.
+// primaryAction, secondaryAction and redirect: each button keeps its own
+// redirect (url, target), and the message's redirect is the step's, else
+// the primary action's.
 func cta(ctl map[string]any) store.JSON {
 	out := map[string]any{}
-	url := ""
-	if r, ok := ctl["redirect"].(map[string]any); ok {
-		url = str(r["url"])
-	}
+	url, target := redirectOf(ctl["redirect"])
 	var buttons []map[string]any
 	for _, a := range []struct{ key, typ string }{{"primaryAction", "primary"}, {"secondaryAction", "secondary"}} {
 		act, ok := ctl[a.key].(map[string]any)
 		if !ok || str(act["label"]) == "" {
 			continue
 		}
-		buttons = append(buttons, map[string]any{"type": a.typ, "content": str(act["label"])})
-		if r, ok := act["redirect"].(map[string]any); ok && url == "" && a.typ == "primary" {
-			url = str(r["url"])
+		button := map[string]any{"type": a.typ, "content": str(act["label"])}
+		if u, t := redirectOf(act["redirect"]); u != "" {
+			button["url"] = u
+			if t != "" {
+				button["target"] = t
+			}
+			if url == "" && a.typ == "primary" {
+				url, target = u, t
+			}
 		}
+		buttons = append(buttons, button)
 	}
 	if url != "" || len(buttons) > 0 {
 		out["type"] = "redirect"
 		data := map[string]any{}
 		if url != "" {
 			data["url"] = url
+			if target != "" {
+				data["target"] = target
+			}
 		}
 		out["data"] = data
 	}
@@ -159,4 +169,19 @@ func cta(ctl map[string]any) store.JSON {
 	}
 	b, _ := json.Marshal(out)
 	return b
+}
+
+// linkTargets are the targets a redirect may name; any other is dropped.
+var linkTargets = map[string]bool{"_self": true, "_blank": true, "_parent": true, "_top": true, "_unfencedTop": true}
+
+// redirectOf reads a rendered redirect control: its url and target.
+func redirectOf(v any) (url, target string) {
+	r, ok := v.(map[string]any)
+	if !ok {
+		return "", ""
+	}
+	if t := str(r["target"]); linkTargets[t] {
+		target = t
+	}
+	return str(r["url"]), target
 }

@@ -241,15 +241,21 @@ var (
 // parsePayloadFilter decodes base64 (either alphabet, padding optional) of a
 // JSON object into one exact-equality condition per leaf.
 func parsePayloadFilter(v string) ([]store.PayloadCondition, error) {
-	errBad := errPayloadFilter
 	if len(v) > 8192 {
 		return nil, errors.New("must be at most 8192 characters")
 	}
 	s := strings.TrimRight(strings.NewReplacer("-", "+", "_", "/").Replace(v), "=")
 	raw, err := base64.RawStdEncoding.DecodeString(s)
 	if err != nil {
-		return nil, errBad
+		return nil, errPayloadFilter
 	}
+	return jsonConditions(raw, errPayloadFilter)
+}
+
+// jsonConditions turns a JSON object into one exact-equality condition per
+// leaf (an empty object and an array are leaves); errBad is the error of
+// text that is not a JSON object.
+func jsonConditions(raw []byte, errBad error) ([]store.PayloadCondition, error) {
 	// The decoded filter meets the edge's rules for JSON, as a body would.
 	problems, err := textcheck.JSON(raw, maxJSONDepth)
 	if err != nil {
@@ -316,7 +322,7 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p.Scope, p.SubscriberID = callerFrom(r.Context()).Scope, sub.ID
+	p.Scope, p.SubscriberID, p.Now = callerFrom(r.Context()).Scope, sub.ID, s.now()
 	page, err := s.store.MessageFeed(r.Context(), &p)
 	if err != nil {
 		return err

@@ -266,8 +266,10 @@ func TestInboxOperations(t *testing.T) {
 			cta := res.Object(t)["cta"].(map[string]any)
 			require.Equal(t, "redirect", cta["type"])
 			require.Regexp(t, `^https://app\.example/posts/p\d$`, cta["data"].(map[string]any)["url"], "the redirect is kept")
-			require.JSONEq(t, `{"status":"done","buttons":[{"type":"primary","content":"Open Rust"},{"type":"secondary","content":"Dismiss"}],`+
-				`"result":{"type":"primary","payload":{"answer":42}}}`, mustJSON(t, cta["action"]), "the buttons are kept")
+			url := cta["data"].(map[string]any)["url"].(string)
+			require.JSONEq(t, `{"status":"done","buttons":[{"type":"primary","content":"Open Rust","url":"`+url+`"},`+
+				`{"type":"secondary","content":"Dismiss"}],"result":{"type":"primary","payload":{"answer":42}}}`,
+				mustJSON(t, cta["action"]), "the buttons are kept")
 			var fed map[string]any
 			for _, it := range h.feedItems(t, "ops") {
 				if it["_id"] == msgs[1] {

@@ -87,7 +87,7 @@ func TestPipelineEndToEnd(t *testing.T) {
 		require.Equal(t, "Eve commented on Rust: Nice!", m["content"])
 		require.Equal(t, "Hi Ada", m["subject"])
 		require.JSONEq(t, `{"type":"redirect","data":{"url":"https://app.example/posts/p1"},"action":{"status":"pending",`+
-			`"buttons":[{"type":"primary","content":"Open Rust"},{"type":"secondary","content":"Dismiss"}]}}`, mustJSON(t, m["cta"]))
+			`"buttons":[{"type":"primary","content":"Open Rust","url":"https://app.example/posts/p1"},{"type":"secondary","content":"Dismiss"}]}}`, mustJSON(t, m["cta"]))
 		require.JSONEq(t, `{"postId":"p1","who":"ada"}`, mustJSON(t, m["data"]))
 		require.JSONEq(t, mustJSON(t, commentPayload("p1")), mustJSON(t, m["payload"]))
 		require.Equal(t, map[string]any{"type": "user", "data": nil}, m["actor"])

@@ -195,6 +195,29 @@ func (s *Server) routes() {
 	s.handle("POST /v1/inbox/session", public, s.inboxSessionCreate)
 	s.handle("GET /v1/environments/me", authenticated, s.environmentMe)
 	s.handle("GET /v1/environments", authenticated, s.environmentList)
+	s.handle("GET /v2/subscribers/{subscriberId}/notifications", authenticated, s.inboxList)
+	s.handle("GET /v2/subscribers/{subscriberId}/notifications/count", authenticated, s.inboxCount)
+	s.handle("PATCH /v2/subscribers/{subscriberId}/notifications/{notificationId}/read", authenticated, s.inboxChange(store.InboxRead))
+	s.handle("PATCH /v2/subscribers/{subscriberId}/notifications/{notificationId}/unread", authenticated, s.inboxChange(store.InboxUnread))
+	s.handle("PATCH /v2/subscribers/{subscriberId}/notifications/{notificationId}/archive", authenticated, s.inboxChange(store.InboxArchive))
+	s.handle("PATCH /v2/subscribers/{subscriberId}/notifications/{notificationId}/unarchive", authenticated,
+		s.inboxChange(store.InboxUnarchive))
+	s.handle("PATCH /v2/subscribers/{subscriberId}/notifications/{notificationId}/snooze", authenticated, s.inboxChange(store.InboxSnooze))
+	s.handle("PATCH /v2/subscribers/{subscriberId}/notifications/{notificationId}/unsnooze", authenticated,
+		s.inboxChange(store.InboxUnsnooze))
+	s.handle("PATCH /v2/subscribers/{subscriberId}/notifications/{notificationId}/actions/{actionType}/complete", authenticated,
+		s.inboxAction(true))
+	s.handle("PATCH /v2/subscribers/{subscriberId}/notifications/{notificationId}/actions/{actionType}/revert", authenticated,
+		s.inboxAction(false))
+	s.handle("DELETE /v2/subscribers/{subscriberId}/notifications/{notificationId}", authenticated, s.inboxDelete)
+	s.handle("POST /v2/subscribers/{subscriberId}/notifications/seen", authenticated, s.inboxBulk(store.InboxSeen, bulkSeen, true))
+	s.handle("POST /v2/subscribers/{subscriberId}/notifications/read", authenticated, s.inboxBulk(store.InboxRead, bulkRead, false))
+	s.handle("POST /v2/subscribers/{subscriberId}/notifications/archive", authenticated,
+		s.inboxBulk(store.InboxArchive, bulkArchive, false))
+	s.handle("POST /v2/subscribers/{subscriberId}/notifications/read-archive", authenticated,
+		s.inboxBulk(store.InboxArchive, bulkReadArchive, false))
+	s.handle("POST /v2/subscribers/{subscriberId}/notifications/delete", authenticated,
+		s.inboxBulk(store.InboxDelete, store.InboxFilter{}, false))
 }
 
 // ServeHTTP implements http.Handler. Every answer carries the CORS headers

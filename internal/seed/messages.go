@@ -16,6 +16,12 @@ var MessageEpoch = time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC)
 // MessageSpacing is the time between two consecutive messages.
 const MessageSpacing = time.Second
 
+// SnoozedUntil is when the snoozed messages of a generator with States come back.
+var SnoozedUntil = time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// stateTags are the tag sets of messages with States.
+var stateTags = [][]string{{}, {"billing"}, {"social"}, {"billing", "urgent"}}
+
 // HotSubscriber is the number of the subscriber that gets every HotEvery-th
 // message: the one whose inbox is large.
 const HotSubscriber = 0
@@ -26,6 +32,9 @@ const HotSubscriber = 0
 // with an _id (and job, notification and transaction ids) ordered like n,
 // for subscriber HotSubscriber when n is a multiple of HotEvery and for an
 // evenly hashed other subscriber otherwise. About 60% are read and 80% seen.
+// With States, messages also carry the v2 inbox's state: a severity (70%
+// none, 10% each of low, medium, high), tags, data, and about 5% archived
+// (of the read ones) and 1% snoozed until SnoozedUntil.
 type MessageGenerator struct {
 	subs *Generator
 	// Subscribers is how many subscribers the messages go to.
@@ -34,7 +43,9 @@ type MessageGenerator struct {
 	HotEvery int
 	// WorkflowID and WorkflowKey name the workflow the messages came from.
 	WorkflowID, WorkflowKey string
-	middles                 [4][5]byte // of message, job, notification and transaction ids
+	// States gives messages severity, tags, data, archives and snoozes.
+	States  bool
+	middles [4][5]byte // of message, job, notification and transaction ids
 }
 
 // NewMessages returns the message generator over the subscribers of subs.
@@ -115,7 +126,34 @@ func (g *MessageGenerator) Message(n int) store.Message {
 			m.Read, m.LastReadAt = true, &seen
 		}
 	}
+	if g.States {
+		g.addStates(&m, h)
+	}
 	return m
+}
+
+// addStates gives message m (of hash h) its v2 inbox state.
+func (g *MessageGenerator) addStates(m *store.Message, h uint64) {
+	m.Severity = store.SeverityNone
+	if s := h >> 32 % 10; s >= 7 {
+		m.Severity = store.Severities[s-6]
+	}
+	m.Tags = stateTags[h>>40%uint64(len(stateTags))]
+	m.Data = store.JSON(`{"kind":"k` + strconv.Itoa(int(h>>44%5)) + `"}`)
+	switch q := h >> 48 % 100; {
+	case q < 8 && m.Read: // 8% of the read 60%: about 5%
+		m.Archived, m.ArchivedAt = true, m.LastReadAt
+	case q == 99:
+		until := SnoozedUntil
+		if !m.Seen {
+			seen := m.CreatedAt
+			m.Seen, m.LastSeenAt = true, &seen
+		}
+		m.SnoozedUntil = &until
+	}
+	if m.Seen {
+		m.FirstSeenAt = m.LastSeenAt
+	}
 }
 
 // sprintfNum replaces the one %d of text with num (cheaper than fmt for millions).

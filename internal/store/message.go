@@ -50,6 +50,15 @@ type Message struct {
 	// Delivery holds where it went: {"to":[…]} for e-mail, {"phone"} for
 	// SMS, {"deviceTokens":[…]} for push, {"webhookHost"} for chat.
 	Delivery JSON
+	// FirstSeenAt is when an in-app message was first seen.
+	FirstSeenAt *time.Time
+	// ArchivedAt is when it was archived (nil unless Archived).
+	ArchivedAt *time.Time
+	// SnoozedUntil is when a snoozed in-app message comes back (nil: not
+	// snoozed).
+	SnoozedUntil *time.Time
+	// Severity is its workflow's severity when it was created ("" is none).
+	Severity string
 }
 
 // Message statuses of provider deliveries.
@@ -87,6 +96,7 @@ type FeedParams struct {
 	Read, Seen   *bool
 	Payload      []PayloadCondition
 	Page, Limit  int
+	Now          time.Time // snoozes due by then are over first (zero: the store's clock)
 }
 
 // FeedPage is one page of an inbox.

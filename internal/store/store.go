@@ -28,6 +28,7 @@ type Store interface {
 	Workflows
 	Pipeline
 	Inbox
+	InboxState
 	Topics
 	Preferences
 	// Ping reports whether the database answers.

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"os"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -17,8 +16,8 @@ import (
 	"github.com/herald-notify/herald/internal/seed"
 )
 
-// hotEvery sends every 100th seeded message to seed.HotSubscriber: 100,000
-// of 10,000,000.
+// hotEvery sends every 100th seeded message to seed.HotSubscriber (100,000
+// of 10,000,000) unless HERALD_BENCH_INBOX_HOT_EVERY says otherwise.
 const hotEvery = 100
 
 // inbox is the seeded inbox dataset on one store.
@@ -43,8 +42,9 @@ func openInbox(tb testing.TB, kind, loc string, subscribers, messages int) *inbo
 	tb.Helper()
 	s := newServer(tb, kind, openStore(tb, kind, loc), subscribers)
 	wf := s.createWorkflow(tb, "bench-inbox", []map[string]any{inAppStep("Item {{payload.seq}} is ready")})
-	in := &inbox{server: s, msgs: seed.NewMessages(s.gen, subscribers, hotEvery, wf.ID, wf.Key),
+	in := &inbox{server: s, msgs: seed.NewMessages(s.gen, subscribers, envInt(tb, "HERALD_BENCH_INBOX_HOT_EVERY", hotEvery), wf.ID, wf.Key),
 		subscribers: subscribers, messages: messages}
+	in.msgs.States = true
 	ctx := context.Background()
 	has := func(n int) bool {
 		return s.count(tb, "SELECT count(*) FROM messages WHERE id = $1", in.msgs.Message(n).ID) == 1
@@ -78,155 +78,6 @@ func openInbox(tb testing.TB, kind, loc string, subscribers, messages int) *inbo
 		}
 	}
 	return in
-}
-
-// messageColumns are the columns the store reads for a message.
-const messageColumns = "id, organization_id, environment_id, notification_id, job_id, subscriber_id, workflow_id," +
-	" template_identifier, transaction_id, channel, provider_id, content, subject, avatar, cta, actor, payload, data, tags," +
-	" overrides, status, read, seen, archived, last_read_at, last_seen_at, deleted, created_at, updated_at"
-
-// inboxWhere is the store's filter of a subscriber's in-app messages ($1 the
-// subscriber's _id, $2 the environment).
-const inboxWhere = "subscriber_id = $1 AND environment_id = $2 AND channel = 'in_app' AND deleted = false"
-
-// feedSQL runs the statements sqlstore.MessageFeed runs for one unfiltered
-// page (the page, then the subscriber's inbox_counts row when the page does
-// not tell the total) and returns the ids and the total count.
-func (in *inbox) feedSQL(ctx context.Context, subscriberID string, page, limit int) ([]string, int, error) {
-	rows, err := in.db.Reader().QueryContext(ctx, "SELECT "+messageColumns+" FROM messages WHERE "+inboxWhere+
-		" ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4", subscriberID, in.scope.EnvironmentID, limit+1, page*limit)
-	if err != nil {
-		return nil, 0, err
-	}
-	ids, err := scanIDs(rows)
-	if err != nil {
-		return nil, 0, err
-	}
-	more := len(ids) > limit
-	if more {
-		ids = ids[:limit]
-	}
-	if page == 0 && !more {
-		return ids, len(ids), nil
-	}
-	var total int
-	err = in.db.Reader().QueryRowContext(ctx, "SELECT coalesce(sum(unread_unseen + unread_seen + read_unseen + read_seen), 0)"+
-		" FROM inbox_counts WHERE subscriber_id = $1 AND environment_id = $2", subscriberID, in.scope.EnvironmentID).Scan(&total)
-	return ids, total, err
-}
-
-// countStar is the subscriber's exact message count, counted.
-func (in *inbox) countStar(tb testing.TB, subscriberID string) int {
-	return in.count(tb, "SELECT count(*) FROM messages WHERE "+inboxWhere, subscriberID, in.scope.EnvironmentID)
-}
-
-// markSQL runs the transaction sqlstore.MessageMarkAs runs (lock the
-// subscriber's counts on PostgreSQL, read the flags, update the messages,
-// move their counts) and returns the ids changed.
-func (in *inbox) markSQL(ctx context.Context, subscriberID string, ids []string, read bool) ([]string, error) {
-	set := "read = true, seen = true, last_read_at = $1, last_seen_at = $1"
-	if !read {
-		set = "read = false, seen = true, last_seen_at = $1"
-	}
-	forUpdate := ""
-	if in.kind == "postgres" {
-		forUpdate = " FOR UPDATE"
-	}
-	// $1 the subscriber, $2 the environment, then the ids; the UPDATE puts
-	// the time first and shifts them by one.
-	args := []any{subscriberID, in.scope.EnvironmentID}
-	for _, id := range ids {
-		args = append(args, id)
-	}
-	placeholders := func(from int) string {
-		ph := make([]string, len(ids))
-		for i := range ids {
-			ph[i] = "$" + strconv.Itoa(from+i)
-		}
-		return strings.Join(ph, ", ")
-	}
-	tx, err := in.db.Writer().BeginTx(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback() //nolint:errcheck
-	if in.kind == "postgres" {
-		if _, err := tx.ExecContext(ctx, "SELECT 1 FROM inbox_counts WHERE subscriber_id = $1 FOR UPDATE", subscriberID); err != nil {
-			return nil, err
-		}
-	}
-	rows, err := tx.QueryContext(ctx, "SELECT read, seen FROM messages WHERE "+inboxWhere+" AND id IN ("+placeholders(3)+")"+forUpdate, args...)
-	if err != nil {
-		return nil, err
-	}
-	moved := map[string]int{}
-	for rows.Next() {
-		var r, s bool
-		if err := rows.Scan(&r, &s); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		if from, to := bucket(r, s), bucket(read, true); from != to {
-			moved[from]--
-			moved[to]++
-		}
-	}
-	rows.Close()
-	rows, err = tx.QueryContext(ctx, "UPDATE messages SET "+set+", updated_at = $1 WHERE subscriber_id = $2"+
-		" AND environment_id = $3 AND channel = 'in_app' AND deleted = false AND id IN ("+placeholders(4)+") RETURNING "+messageColumns,
-		append([]any{time.Now().UnixMilli()}, args...)...)
-	if err != nil {
-		return nil, err
-	}
-	changed, err := scanIDs(rows)
-	if err != nil {
-		return nil, err
-	}
-	var sets []string
-	vals := []any{subscriberID, in.scope.EnvironmentID}
-	for _, c := range []string{"unread_unseen", "unread_seen", "read_unseen", "read_seen"} {
-		vals = append(vals, moved[c])
-		if moved[c] != 0 {
-			sets = append(sets, fmt.Sprintf("%s = inbox_counts.%s + $%d", c, c, len(vals)))
-		}
-	}
-	if len(sets) > 0 {
-		if _, err := tx.ExecContext(ctx, "INSERT INTO inbox_counts (subscriber_id, environment_id, unread_unseen, unread_seen,"+
-			" read_unseen, read_seen) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (subscriber_id) DO UPDATE SET "+
-			strings.Join(sets, ", "), vals...); err != nil {
-			return nil, err
-		}
-	}
-	return changed, tx.Commit()
-}
-
-// bucket names the inbox_counts column of a (read, seen) pair.
-func bucket(read, seen bool) string {
-	return map[[2]bool]string{{false, false}: "unread_unseen", {false, true}: "unread_seen",
-		{true, false}: "read_unseen", {true, true}: "read_seen"}[[2]bool{read, seen}]
-}
-
-// scanIDs reads rows of messageColumns and returns their ids.
-func scanIDs(rows interface {
-	Next() bool
-	Scan(...any) error
-	Err() error
-	Close() error
-}) ([]string, error) {
-	defer rows.Close()
-	cols := make([]any, strings.Count(messageColumns, ",")+1)
-	ptrs := make([]any, len(cols))
-	for i := range cols {
-		ptrs[i] = &cols[i]
-	}
-	var ids []string
-	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
-		}
-		ids = append(ids, fmt.Sprint(cols[0]))
-	}
-	return ids, rows.Err()
 }
 
 // feedPage is the part of a feed response the benchmarks check.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -122,32 +121,9 @@ func insertMessagesSQLite(ctx context.Context, tx *sql.Tx, msgs []store.Message)
 // addCounts adds the gathered counts with multi-row upserts in subscriber
 // order (so that concurrent loads lock count rows in one order).
 func addCounts(ctx context.Context, tx *sql.Tx, counts *pendingCounts, postgres bool) error {
-	subs := make([]string, 0, len(counts.deltas))
-	for s := range counts.deltas {
-		subs = append(subs, s)
-	}
-	slices.Sort(subs)
-	perStatement := 100 // 6 arguments a row
+	counts.perStatement = 100
 	if postgres {
-		perStatement = 5000
+		counts.perStatement = 5000
 	}
-	buckets := []string{"unread_unseen", "unread_seen", "read_unseen", "read_seen"}
-	for start := 0; start < len(subs); start += perStatement {
-		var a args
-		var rows []string
-		for _, s := range subs[start:min(start+perStatement, len(subs))] {
-			d := counts.deltas[s]
-			rows = append(rows, "("+strings.Join([]string{a.add(s), a.add(counts.env[s]), a.add(d[buckets[0]]),
-				a.add(d[buckets[1]]), a.add(d[buckets[2]]), a.add(d[buckets[3]])}, ", ")+")")
-		}
-		var sets []string
-		for _, c := range buckets {
-			sets = append(sets, c+" = inbox_counts."+c+" + excluded."+c)
-		}
-		if _, err := tx.ExecContext(ctx, "INSERT INTO inbox_counts (subscriber_id, environment_id, "+strings.Join(buckets, ", ")+
-			") VALUES "+strings.Join(rows, ", ")+" ON CONFLICT (subscriber_id) DO UPDATE SET "+strings.Join(sets, ", "), a...); err != nil {
-			return err
-		}
-	}
-	return nil
+	return counts.apply(ctx, tx)
 }

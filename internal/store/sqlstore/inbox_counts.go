@@ -9,69 +9,221 @@ import (
 	"github.com/herald-notify/herald/internal/store"
 )
 
-// Inbox counts (migration 0005) keep, per subscriber, the number of in-app
-// messages in each (read, seen) bucket. Every change to a message's flags or
-// existence adjusts them in the same transaction.
+// Inbox counts (migrations 0005, 0011) keep, per subscriber, the number of
+// in-app messages in each state: read, seen, archived, snoozed and severity,
+// 64 states in all. A row of inbox_counts holds one (archived, snoozed,
+// severity) combination — its "state" column, a code's upper four bits —
+// with the four (read, seen) buckets as columns. Every change to a
+// message's state or existence adjusts them in the same transaction, so
+// that a count over any combination of those five is exact and costs one
+// read of at most 16 rows however large the inbox.
 
-// bucketColumn names the count column of a (read, seen) pair.
-func bucketColumn(read, seen bool) string {
-	switch {
-	case !read && !seen:
-		return "unread_unseen"
-	case !read:
-		return "unread_seen"
-	case !seen:
-		return "read_unseen"
+// code is a message's place in the counts: bit 0 read, bit 1 seen, bit 2
+// archived, bit 3 snoozed, bits 4–5 severity (none, low, medium, high).
+type code uint8
+
+const (
+	codeRead code = 1 << iota
+	codeSeen
+	codeArchived
+	codeSnoozed
+	codeSeverityShift = 4
+	codeCount         = 64
+)
+
+// codeSQL computes a message row's code in SQL (both dialects).
+const codeSQL = "(CASE WHEN read THEN 1 ELSE 0 END + CASE WHEN seen THEN 2 ELSE 0 END" +
+	" + CASE WHEN archived THEN 4 ELSE 0 END + CASE WHEN snoozed_until IS NOT NULL THEN 8 ELSE 0 END" +
+	" + CASE severity WHEN 'low' THEN 16 WHEN 'medium' THEN 32 WHEN 'high' THEN 48 ELSE 0 END)"
+
+func severityLevel(s string) code {
+	if i := slices.Index(store.Severities, s); i > 0 {
+		return code(i)
 	}
-	return "read_seen"
+	return 0
 }
 
-// bucketDelta is a change to a subscriber's counts.
-type bucketDelta map[string]int
-
-func (d bucketDelta) move(fromRead, fromSeen, toRead, toSeen bool) {
-	from, to := bucketColumn(fromRead, fromSeen), bucketColumn(toRead, toSeen)
-	if from != to {
-		d[from]--
-		d[to]++
-	}
-}
-
-// applyCounts adds delta to a subscriber's counts, creating the row.
-func applyCounts(ctx context.Context, q querier, environmentID, subscriberID string, delta bucketDelta) error {
-	cols := []string{"unread_unseen", "unread_seen", "read_unseen", "read_seen"}
-	var sets []string
-	vals := make([]any, 0, 6)
-	vals = append(vals, subscriberID, environmentID)
-	for i, c := range cols {
-		vals = append(vals, delta[c])
-		if delta[c] != 0 {
-			sets = append(sets, fmt.Sprintf("%s = inbox_counts.%s + $%d", c, c, i+3))
+// codeOf is a message's code.
+func codeOf(m *store.Message) code {
+	c := severityLevel(m.Severity) << codeSeverityShift
+	for _, f := range []struct {
+		on  bool
+		bit code
+	}{{m.Read, codeRead}, {m.Seen, codeSeen}, {m.Archived, codeArchived}, {m.SnoozedUntil != nil, codeSnoozed}} {
+		if f.on {
+			c |= f.bit
 		}
 	}
-	if len(sets) == 0 {
-		return nil
-	}
-	_, err := q.ExecContext(ctx, "INSERT INTO inbox_counts (subscriber_id, environment_id, unread_unseen, unread_seen,"+
-		" read_unseen, read_seen) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (subscriber_id) DO UPDATE SET "+
-		strings.Join(sets, ", "), vals...)
-	return err
+	return c
 }
 
-// countFromBuckets answers a feed's count for the read/seen filters.
-func (db *DB) countFromBuckets(ctx context.Context, environmentID, subscriberID string, read, seen *bool) (int, error) {
-	var terms []string
-	for _, r := range []bool{false, true} {
-		for _, s := range []bool{false, true} {
-			if (read == nil || *read == r) && (seen == nil || *seen == s) {
-				terms = append(terms, bucketColumn(r, s))
+func (c code) has(bit code) bool { return c&bit != 0 }
+
+// state is the inbox_counts row of the code; its lower two bits pick the
+// (read, seen) column: unread_unseen, read_unseen, unread_seen, read_seen.
+func (c code) state() int      { return int(c >> 2) }
+func (c code) severity() int   { return int(c >> codeSeverityShift) }
+func stateCode(state int) code { return code(state) << 2 }
+
+// countDelta is a change to a subscriber's counts, by code.
+type countDelta map[code]int
+
+// move counts n messages moving from one code to another; to < 0 removes them.
+func (d countDelta) move(from code, to int, n int) {
+	if to >= 0 && code(to) == from {
+		return
+	}
+	d[from] -= n
+	if to >= 0 {
+		d[code(to)] += n
+	}
+}
+
+// countsRowsPerStatement bounds the rows of one upsert (7 arguments a row).
+func (db *DB) countsRowsPerStatement() int {
+	if db.d.name == "postgres" {
+		return 5000
+	}
+	return 100
+}
+
+// pendingCounts gathers count changes of a transaction, applied at its end
+// in (subscriber, state) order: transactions touching the same subscribers
+// then lock their count rows in one order and cannot deadlock.
+type pendingCounts struct {
+	env    map[string]string
+	deltas map[string]countDelta
+	// perStatement bounds the rows of one upsert (0: 100).
+	perStatement int
+}
+
+// add counts a new message.
+func (p *pendingCounts) add(m *store.Message) {
+	p.delta(m.EnvironmentID, m.SubscriberID)[codeOf(m)]++
+}
+
+// delta is the change to a subscriber's counts, to add to.
+func (p *pendingCounts) delta(environmentID, subscriberID string) countDelta {
+	if p.deltas == nil {
+		p.env, p.deltas = map[string]string{}, map[string]countDelta{}
+	}
+	d, ok := p.deltas[subscriberID]
+	if !ok {
+		d = countDelta{}
+		p.deltas[subscriberID], p.env[subscriberID] = d, environmentID
+	}
+	return d
+}
+
+// countsRow is one inbox_counts row's change.
+type countsRow struct {
+	subscriber string
+	state      int
+	n          [4]int
+}
+
+func (p *pendingCounts) rows() []countsRow {
+	var out []countsRow
+	for s, d := range p.deltas {
+		var byState [codeCount >> 2][4]int
+		var used [codeCount >> 2]bool
+		for c, n := range d {
+			if n != 0 {
+				byState[c.state()][c&3] += n
+				used[c.state()] = true
+			}
+		}
+		for st, ok := range used {
+			if ok {
+				out = append(out, countsRow{subscriber: s, state: st, n: byState[st]})
 			}
 		}
 	}
-	var n int
-	err := db.r.QueryRowContext(ctx, "SELECT coalesce(sum("+strings.Join(terms, " + ")+"), 0) FROM inbox_counts"+
-		" WHERE subscriber_id = $1 AND environment_id = $2", subscriberID, environmentID).Scan(&n)
-	return n, err
+	slices.SortFunc(out, func(a, b countsRow) int {
+		if c := strings.Compare(a.subscriber, b.subscriber); c != 0 {
+			return c
+		}
+		return a.state - b.state
+	})
+	return out
+}
+
+func (p *pendingCounts) apply(ctx context.Context, q querier) error {
+	rows := p.rows()
+	per := p.perStatement
+	if per <= 0 {
+		per = 100
+	}
+	for start := 0; start < len(rows); start += per {
+		var a args
+		vals := make([]string, 0, per)
+		for _, r := range rows[start:min(start+per, len(rows))] {
+			vals = append(vals, "("+strings.Join([]string{a.add(r.subscriber), a.add(r.state), a.add(p.env[r.subscriber]),
+				a.add(r.n[0]), a.add(r.n[2]), a.add(r.n[1]), a.add(r.n[3])}, ", ")+")")
+		}
+		if _, err := q.ExecContext(ctx, "INSERT INTO inbox_counts (subscriber_id, state, environment_id, unread_unseen,"+
+			" unread_seen, read_unseen, read_seen) VALUES "+strings.Join(vals, ", ")+" ON CONFLICT (subscriber_id, state)"+
+			" DO UPDATE SET unread_unseen = inbox_counts.unread_unseen + excluded.unread_unseen,"+
+			" unread_seen = inbox_counts.unread_seen + excluded.unread_seen,"+
+			" read_unseen = inbox_counts.read_unseen + excluded.read_unseen,"+
+			" read_seen = inbox_counts.read_seen + excluded.read_seen", a...); err != nil {
+			return fmt.Errorf("sqlstore: inbox counts: %w", err)
+		}
+	}
+	return nil
+}
+
+// countsOf reads a subscriber's counts, by code.
+func (db *DB) countsOf(ctx context.Context, environmentID, subscriberID string) ([codeCount]int, error) {
+	var out [codeCount]int
+	rows, err := db.r.QueryContext(ctx, "SELECT state, unread_unseen, read_unseen, unread_seen, read_seen FROM inbox_counts"+
+		" WHERE subscriber_id = $1 AND environment_id = $2", subscriberID, environmentID)
+	if err != nil {
+		return out, fmt.Errorf("sqlstore: inbox counts: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var st int
+		var n [4]int
+		if err := rows.Scan(&st, &n[0], &n[1], &n[2], &n[3]); err != nil {
+			return out, err
+		}
+		if st < 0 || st >= codeCount>>2 {
+			return out, fmt.Errorf("sqlstore: inbox counts: state %d", st)
+		}
+		for i := range n {
+			out[stateCode(st)|code(i)] = n[i]
+		}
+	}
+	return out, rows.Err()
+}
+
+// matches reports whether messages of code c pass the filter's state
+// conditions (its other conditions aside).
+func (c code) matches(f *store.InboxFilter) bool {
+	for _, cond := range []struct {
+		want *bool
+		bit  code
+	}{{f.Read, codeRead}, {f.Seen, codeSeen}, {f.Archived, codeArchived}, {f.Snoozed, codeSnoozed}} {
+		if cond.want != nil && *cond.want != c.has(cond.bit) {
+			return false
+		}
+	}
+	if len(f.Severity) > 0 && !slices.Contains(f.Severity, store.Severities[c.severity()]) {
+		return false
+	}
+	return true
+}
+
+// sumMatching is the count of the messages whose state passes f.
+func sumMatching(counts *[codeCount]int, f *store.InboxFilter) int {
+	n := 0
+	for c := range code(codeCount) {
+		if c.matches(f) {
+			n += counts[c]
+		}
+	}
+	return n
 }
 
 // RebuildInboxCounts recomputes every subscriber's counts from the messages
@@ -81,45 +233,11 @@ func (db *DB) RebuildInboxCounts(ctx context.Context) error {
 		if _, err := q.ExecContext(ctx, "DELETE FROM inbox_counts"); err != nil {
 			return err
 		}
-		_, err := q.ExecContext(ctx, "INSERT INTO inbox_counts (subscriber_id, environment_id, unread_unseen, unread_seen,"+
-			" read_unseen, read_seen) SELECT subscriber_id, min(environment_id),"+
+		_, err := q.ExecContext(ctx, "INSERT INTO inbox_counts (subscriber_id, state, environment_id, unread_unseen,"+
+			" unread_seen, read_unseen, read_seen) SELECT subscriber_id, "+codeSQL+" / 4 AS st, min(environment_id),"+
 			" sum(CASE WHEN NOT read AND NOT seen THEN 1 ELSE 0 END), sum(CASE WHEN NOT read AND seen THEN 1 ELSE 0 END),"+
 			" sum(CASE WHEN read AND NOT seen THEN 1 ELSE 0 END), sum(CASE WHEN read AND seen THEN 1 ELSE 0 END)"+
-			" FROM messages WHERE channel = 'in_app' AND deleted = false GROUP BY subscriber_id")
+			" FROM messages WHERE channel = 'in_app' AND deleted = false GROUP BY subscriber_id, st")
 		return err
 	})
-}
-
-// pendingCounts gathers the count changes of a transaction's new messages,
-// applied at its end in subscriber order: transactions touching the same
-// subscribers then lock their count rows in one order and cannot deadlock.
-type pendingCounts struct {
-	env    map[string]string
-	deltas map[string]bucketDelta
-}
-
-func (p *pendingCounts) add(m *store.Message) {
-	if p.deltas == nil {
-		p.env, p.deltas = map[string]string{}, map[string]bucketDelta{}
-	}
-	d, ok := p.deltas[m.SubscriberID]
-	if !ok {
-		d = bucketDelta{}
-		p.deltas[m.SubscriberID], p.env[m.SubscriberID] = d, m.EnvironmentID
-	}
-	d[bucketColumn(m.Read, m.Seen)]++
-}
-
-func (p *pendingCounts) apply(ctx context.Context, q querier) error {
-	subs := make([]string, 0, len(p.deltas))
-	for s := range p.deltas {
-		subs = append(subs, s)
-	}
-	slices.Sort(subs)
-	for _, s := range subs {
-		if err := applyCounts(ctx, q, p.env[s], s, p.deltas[s]); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -23,18 +23,27 @@ func newMessage(scope store.Scope, tx, subscriberID, channel string, at int) sto
 		CreatedAt: time.UnixMilli(int64(1000 + at)), UpdatedAt: time.UnixMilli(int64(1000 + at))}
 }
 
-// requireCountsExact checks every subscriber's inbox counts against a count
-// of its messages.
+// requireCountsExact checks every subscriber's inbox counts, by state
+// (archived, snoozed, severity), against a count of its messages.
 func requireCountsExact(t *testing.T, db *sqlstore.DB) {
 	t.Helper()
 	want := map[string][4]int{}
-	rows, err := db.Reader().Query("SELECT subscriber_id, read, seen FROM messages WHERE channel = 'in_app' AND deleted = false")
+	rows, err := db.Reader().Query("SELECT subscriber_id, read, seen, archived, snoozed_until IS NOT NULL, severity" +
+		" FROM messages WHERE channel = 'in_app' AND deleted = false")
 	require.NoError(t, err)
 	for rows.Next() {
-		var sub string
-		var read, seen bool
-		require.NoError(t, rows.Scan(&sub, &read, &seen))
-		c := want[sub]
+		var sub, severity string
+		var read, seen, archived, snoozed bool
+		require.NoError(t, rows.Scan(&sub, &read, &seen, &archived, &snoozed, &severity))
+		state := map[string]int{"low": 1, "medium": 2, "high": 3}[severity] * 4
+		if archived {
+			state++
+		}
+		if snoozed {
+			state += 2
+		}
+		key := fmt.Sprintf("%s/%d", sub, state)
+		c := want[key]
 		switch {
 		case !read && !seen:
 			c[0]++
@@ -45,17 +54,11 @@ func requireCountsExact(t *testing.T, db *sqlstore.DB) {
 		default:
 			c[3]++
 		}
-		want[sub] = c
+		want[key] = c
 	}
 	require.NoError(t, rows.Err())
 	rows.Close()
-	got := countsRows(t, db)
-	for sub, c := range got {
-		if c == [4]int{} {
-			delete(got, sub)
-		}
-	}
-	require.Equal(t, want, got)
+	require.Equal(t, want, countsRows(t, db))
 }
 
 func deleteByTx(ctx context.Context, db *sqlstore.DB, scope store.Scope, tx, channel string) (int, error) {

@@ -1,0 +1,385 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/herald-notify/herald/internal/id"
+	"github.com/herald-notify/herald/internal/store"
+)
+
+// Snoozes last at least a minute and at most maxSnooze.
+const (
+	minSnooze = time.Minute
+	maxSnooze = 90 * 24 * time.Hour
+)
+
+type inboxSubscriberJSON struct {
+	ID           string  `json:"id"`
+	SubscriberID string  `json:"subscriberId"`
+	FirstName    *string `json:"firstName,omitempty"`
+	LastName     *string `json:"lastName,omitempty"`
+	Avatar       *string `json:"avatar,omitempty"`
+}
+
+type redirectJSON struct {
+	URL    string `json:"url"`
+	Target string `json:"target,omitempty"`
+}
+
+type inboxActionJSON struct {
+	Label       string        `json:"label"`
+	IsCompleted bool          `json:"isCompleted"`
+	Redirect    *redirectJSON `json:"redirect,omitempty"`
+}
+
+type inboxWorkflowJSON struct {
+	ID         string   `json:"id"`
+	Identifier string   `json:"identifier"`
+	Name       string   `json:"name"`
+	Critical   bool     `json:"critical"`
+	Tags       []string `json:"tags,omitempty"`
+	Severity   string   `json:"severity"`
+}
+
+// inboxNotificationJSON is an in-app message as the v2 inbox shows it.
+type inboxNotificationJSON struct {
+	ID              string              `json:"id"`
+	TransactionID   string              `json:"transactionId"`
+	Subject         *string             `json:"subject,omitempty"`
+	Body            string              `json:"body"`
+	To              inboxSubscriberJSON `json:"to"`
+	IsRead          bool                `json:"isRead"`
+	IsSeen          bool                `json:"isSeen"`
+	IsArchived      bool                `json:"isArchived"`
+	IsSnoozed       bool                `json:"isSnoozed"`
+	SnoozedUntil    *string             `json:"snoozedUntil"`
+	CreatedAt       string              `json:"createdAt"`
+	ReadAt          *string             `json:"readAt"`
+	FirstSeenAt     *string             `json:"firstSeenAt"`
+	ArchivedAt      *string             `json:"archivedAt"`
+	Avatar          *string             `json:"avatar,omitempty"`
+	PrimaryAction   *inboxActionJSON    `json:"primaryAction,omitempty"`
+	SecondaryAction *inboxActionJSON    `json:"secondaryAction,omitempty"`
+	ChannelType     string              `json:"channelType"`
+	Tags            []string            `json:"tags,omitempty"`
+	Data            json.RawMessage     `json:"data,omitempty"`
+	Redirect        *redirectJSON       `json:"redirect,omitempty"`
+	Workflow        *inboxWorkflowJSON  `json:"workflow,omitempty"`
+	Severity        string              `json:"severity"`
+}
+
+// storedCTA is the part of a message's cta the v2 inbox reads.
+type storedCTA struct {
+	Data struct {
+		URL    string `json:"url"`
+		Target string `json:"target"`
+	} `json:"data"`
+	Action struct {
+		Status  string `json:"status"`
+		Buttons []struct {
+			Type    string `json:"type"`
+			Content string `json:"content"`
+			URL     string `json:"url"`
+			Target  string `json:"target"`
+		} `json:"buttons"`
+		Result struct {
+			Type string `json:"type"`
+		} `json:"result"`
+	} `json:"action"`
+}
+
+func inboxOut(m store.Message, sub store.Subscriber, wf *store.Workflow) inboxNotificationJSON {
+	out := inboxNotificationJSON{ID: m.ID, TransactionID: m.TransactionID, Subject: m.Subject, Body: m.Content,
+		To: inboxSubscriberJSON{ID: sub.ID, SubscriberID: sub.SubscriberID, FirstName: sub.FirstName, LastName: sub.LastName,
+			Avatar: sub.Avatar},
+		IsRead: m.Read, IsSeen: m.Seen, IsArchived: m.Archived, IsSnoozed: m.SnoozedUntil != nil,
+		SnoozedUntil: formatTimePtr(m.SnoozedUntil), CreatedAt: formatTime(m.CreatedAt), ArchivedAt: formatTimePtr(m.ArchivedAt),
+		Avatar: m.Avatar, ChannelType: "in_app", Tags: m.Tags, Severity: severityName(m.Severity)}
+	if m.Read {
+		out.ReadAt = formatTimePtr(m.LastReadAt)
+	}
+	if m.Seen {
+		out.FirstSeenAt = formatTimePtr(m.FirstSeenAt)
+	}
+	if len(m.Data) > 0 && m.Data[0] == '{' {
+		out.Data = json.RawMessage(m.Data)
+	}
+	var cta storedCTA
+	_ = json.Unmarshal(m.CTA, &cta)
+	if cta.Data.URL != "" {
+		out.Redirect = &redirectJSON{URL: cta.Data.URL, Target: cta.Data.Target}
+	}
+	for _, b := range cta.Action.Buttons {
+		a := &inboxActionJSON{Label: b.Content, IsCompleted: cta.Action.Status == "done" && cta.Action.Result.Type == b.Type}
+		if b.URL != "" {
+			a.Redirect = &redirectJSON{URL: b.URL, Target: b.Target}
+		}
+		switch {
+		case b.Type == "primary" && out.PrimaryAction == nil:
+			out.PrimaryAction = a
+		case b.Type == "secondary" && out.SecondaryAction == nil:
+			out.SecondaryAction = a
+		}
+	}
+	if wf != nil {
+		out.Workflow = &inboxWorkflowJSON{ID: wf.ID, Identifier: wf.Key, Name: wf.Name, Critical: wf.Critical, Tags: wf.Tags,
+			Severity: severityName(wf.Severity)}
+	}
+	return out
+}
+
+// severityName is a stored severity, "none" for "".
+func severityName(s string) string {
+	if s == "" {
+		return store.SeverityNone
+	}
+	return s
+}
+
+// inboxOutAll renders messages with their workflows, each workflow read
+// once (a deleted workflow leaves workflow out).
+func (s *Server) inboxOutAll(ctx context.Context, scope store.Scope, sub store.Subscriber, ms []store.Message) ([]inboxNotificationJSON, error) {
+	wfs := map[string]*store.Workflow{}
+	out := make([]inboxNotificationJSON, 0, len(ms))
+	for _, m := range ms {
+		wf, seen := wfs[m.WorkflowID]
+		if !seen {
+			got, err := s.store.WorkflowGet(ctx, scope, m.WorkflowID)
+			switch {
+			case err == nil:
+				wf = &got
+			case !errors.Is(err, store.ErrNotFound):
+				return nil, err
+			}
+			wfs[m.WorkflowID] = wf
+		}
+		out = append(out, inboxOut(m, sub, wf))
+	}
+	return out, nil
+}
+
+// inboxList serves GET /v2/subscribers/{subscriberId}/notifications.
+func (s *Server) inboxList(w http.ResponseWriter, r *http.Request) error {
+	p, echo, err := parseInboxListQuery(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	sub, err := s.pathSubscriber(r)
+	if err != nil {
+		return err
+	}
+	scope := callerFrom(r.Context()).Scope
+	p.Scope, p.SubscriberID, p.Now = scope, sub.ID, s.now()
+	page, err := s.store.InboxList(r.Context(), &p)
+	if errors.Is(err, store.ErrBadCursor) {
+		return invalid("after", "must be the id of one of the subscriber's notifications", p.After)
+	}
+	if err != nil {
+		return err
+	}
+	data, err := s.inboxOutAll(r.Context(), scope, sub, page.Messages)
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, http.StatusOK, map[string]any{"data": data, "hasMore": page.HasMore, "filter": echo})
+	return nil
+}
+
+// inboxCount serves GET …/notifications/count.
+func (s *Server) inboxCount(w http.ResponseWriter, r *http.Request) error {
+	filters, echo, err := parseCountFilters(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	sub, err := s.pathSubscriber(r)
+	if err != nil {
+		return err
+	}
+	counts, err := s.store.InboxCount(r.Context(), callerFrom(r.Context()).Scope, sub.ID, filters, s.now())
+	if err != nil {
+		return err
+	}
+	type countJSON struct {
+		Count  int             `json:"count"`
+		Filter json.RawMessage `json:"filter"`
+	}
+	out := make([]countJSON, len(counts))
+	for i, n := range counts {
+		out[i] = countJSON{Count: n, Filter: echo[i]}
+	}
+	s.writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// pathNotificationID reads the path's notificationId.
+func pathNotificationID(r *http.Request) (string, error) {
+	v := r.PathValue("notificationId")
+	if !id.Valid(v) {
+		return "", invalid("notificationId", "must be a 24-character hex identifier", v)
+	}
+	return v, nil
+}
+
+func notificationNotFound(err error, nid string) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return errorf(http.StatusNotFound, "Notification "+nid+" was not found")
+	}
+	return err
+}
+
+// inboxChange serves PATCH …/notifications/{notificationId}/<action>.
+func (s *Server) inboxChange(action string) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		nid, err := pathNotificationID(r)
+		if err != nil {
+			return err
+		}
+		p := store.InboxChangeParams{Action: action, ID: nid, Now: s.now()}
+		if action == store.InboxSnooze {
+			if p.SnoozeUntil, err = readSnoozeUntil(r, p.Now); err != nil {
+				return err
+			}
+		}
+		return s.changeOne(w, r, &p)
+	}
+}
+
+// changeOne applies p to one of the path subscriber's notifications and
+// answers it.
+func (s *Server) changeOne(w http.ResponseWriter, r *http.Request, p *store.InboxChangeParams) error {
+	sub, err := s.pathSubscriber(r)
+	if err != nil {
+		return err
+	}
+	scope := callerFrom(r.Context()).Scope
+	p.Scope, p.SubscriberID = scope, sub.ID
+	m, err := s.store.InboxChangeOne(r.Context(), p)
+	if err != nil {
+		return notificationNotFound(err, p.ID)
+	}
+	return s.writeNotification(w, r, scope, sub, m)
+}
+
+func (s *Server) writeNotification(w http.ResponseWriter, r *http.Request, scope store.Scope, sub store.Subscriber, m store.Message) error {
+	out, err := s.inboxOutAll(r.Context(), scope, sub, []store.Message{m})
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, http.StatusOK, out[0])
+	return nil
+}
+
+// readSnoozeUntil reads {snoozeUntil}: an RFC 3339 time from a minute to
+// maxSnooze after now.
+func readSnoozeUntil(r *http.Request, now time.Time) (time.Time, error) {
+	o, err := readObject(r)
+	if err != nil {
+		return time.Time{}, err
+	}
+	v := o.text("snoozeUntil", 64)
+	if err := o.errs.err(); err != nil {
+		return time.Time{}, err
+	}
+	if v == "" {
+		return time.Time{}, invalid("snoozeUntil", "is required", nil)
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	switch {
+	case err != nil:
+		return t, invalid("snoozeUntil", "must be an ISO 8601 date and time with a zone (2031-03-14T15:09:26Z)", v)
+	case t.Before(now.Add(minSnooze)):
+		return t, invalid("snoozeUntil", "must be at least 60 seconds in the future", v)
+	case t.After(now.Add(maxSnooze)):
+		return t, invalid("snoozeUntil", "must be at most 90 days in the future", v)
+	}
+	return t.Truncate(time.Millisecond), nil
+}
+
+// inboxAction serves PATCH …/{notificationId}/actions/{actionType}/complete|revert.
+func (s *Server) inboxAction(done bool) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		nid, err := pathNotificationID(r)
+		if err != nil {
+			return err
+		}
+		button := r.PathValue("actionType")
+		if button != "primary" && button != "secondary" {
+			return invalid("actionType", "must be primary or secondary", button)
+		}
+		sub, err := s.pathSubscriber(r)
+		if err != nil {
+			return err
+		}
+		scope := callerFrom(r.Context()).Scope
+		m, err := s.store.InboxCompleteAction(r.Context(), scope, sub.ID, nid, button, done, s.now())
+		if errors.Is(err, store.ErrNoAction) {
+			return errorf(http.StatusBadRequest, "Could not perform action on the "+button+" button because it does not exist.")
+		}
+		if err != nil {
+			return notificationNotFound(err, nid)
+		}
+		return s.writeNotification(w, r, scope, sub, m)
+	}
+}
+
+// inboxDelete serves DELETE …/notifications/{notificationId}: 204.
+func (s *Server) inboxDelete(w http.ResponseWriter, r *http.Request) error {
+	nid, err := pathNotificationID(r)
+	if err != nil {
+		return err
+	}
+	sub, err := s.pathSubscriber(r)
+	if err != nil {
+		return err
+	}
+	_, err = s.store.InboxChangeOne(r.Context(), &store.InboxChangeParams{Scope: callerFrom(r.Context()).Scope,
+		SubscriberID: sub.ID, Action: store.InboxDelete, ID: nid, Now: s.now()})
+	if err != nil {
+		return notificationNotFound(err, nid)
+	}
+	writeNoContent(w)
+	return nil
+}
+
+func writeNoContent(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// inboxBulk serves the bulk changes (POST …/notifications/seen, read,
+// archive, read-archive, delete): the action on every notification of the
+// subscriber that the body's filter selects and that it would change.
+func (s *Server) inboxBulk(action string, only store.InboxFilter, ids bool) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		f, list, err := readBulkBody(r, ids)
+		if err != nil {
+			return err
+		}
+		f.Read, f.Seen, f.Archived = only.Read, only.Seen, only.Archived
+		sub, err := s.pathSubscriber(r)
+		if err != nil {
+			return err
+		}
+		_, err = s.store.InboxChangeMany(r.Context(), &store.InboxChangeParams{Scope: callerFrom(r.Context()).Scope,
+			SubscriberID: sub.ID, Action: action, IDs: list, Filter: f, Now: s.now()})
+		if err != nil {
+			return err
+		}
+		writeNoContent(w)
+		return nil
+	}
+}
+
+// The states the bulk routes act on: seen acts on unseen notifications,
+// read on unread ones, archive on those not archived, read-archive on read
+// ones not archived; delete on all.
+var (
+	bulkSeen        = store.InboxFilter{Seen: new(bool)}
+	bulkRead        = store.InboxFilter{Read: new(bool)}
+	bulkArchive     = store.InboxFilter{Archived: new(bool)}
+	bulkReadArchive = store.InboxFilter{Read: func() *bool { b := true; return &b }(), Archived: new(bool)}
+)
