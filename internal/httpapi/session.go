@@ -145,14 +145,20 @@ func (s *Server) inboxSessionCheck(ctx context.Context, identifier, subscriberID
 	return env, nil
 }
 
-// inboxUnreadCount is a subscriber's unread in-app messages by severity.
-// Every message counts as severity "none" for now: messages do not keep
-// their workflow's severity yet.
+// inboxUnreadCount is a subscriber's unread in-app messages — not read,
+// not archived, not snoozed — in all and by severity: one count of each
+// filter over the inbox counters.
 func (s *Server) inboxUnreadCount(ctx context.Context, scope store.Scope, subscriberID string) (unreadCountJSON, error) {
-	unread := false
-	page, err := s.store.MessageFeed(ctx, &store.FeedParams{Scope: scope, SubscriberID: subscriberID, Read: &unread})
+	no := false
+	filters := make([]store.InboxFilter, 0, 1+len(store.Severities))
+	filters = append(filters, store.InboxFilter{Read: &no, Archived: &no, Snoozed: &no})
+	for _, sev := range store.Severities {
+		filters = append(filters, store.InboxFilter{Read: &no, Archived: &no, Snoozed: &no, Severity: []string{sev}})
+	}
+	n, err := s.store.InboxCount(ctx, scope, subscriberID, filters, s.now())
 	if err != nil {
 		return unreadCountJSON{}, err
 	}
-	return unreadCountJSON{Total: page.TotalCount, Severity: severityJSON{None: page.TotalCount}}, nil
+	// n[1:] follows store.Severities: none, low, medium, high.
+	return unreadCountJSON{Total: n[0], Severity: severityJSON{None: n[1], Low: n[2], Medium: n[3], High: n[4]}}, nil
 }

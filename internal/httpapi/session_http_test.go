@@ -98,6 +98,18 @@ func TestInboxSession(t *testing.T) {
 		require.Equal(t, float64(2), data["totalUnreadCount"])
 		require.Equal(t, float64(2), data["unreadCount"].(map[string]any)["total"])
 		require.Equal(t, float64(2), data["unreadCount"].(map[string]any)["severity"].(map[string]any)["none"])
+
+		// Unread means not read, not archived, not snoozed; by the workflow's severity.
+		h.createWorkflow(t, dev, map[string]any{"name": "Alert", "workflowId": "alert", "severity": "high", "steps": []any{
+			map[string]any{"name": "Inbox", "type": "in_app", "controlValues": map[string]any{"body": "!"}}}})
+		h.trigger(t, dev, map[string]any{"name": "alert", "to": "u-1"})
+		drain(t, eng)
+		res = h.call(t, dev, "PATCH", "/v2/subscribers/u-1/notifications/"+items[1]["_id"].(string)+"/archive", nil, nil)
+		require.Equal(t, http.StatusOK, res.Status, "%s", res.Raw)
+		data = h.openSession(t, devID, h.DevKey, map[string]any{"subscriberId": "u-1"})
+		require.Equal(t, float64(2), data["totalUnreadCount"], "one archived, one more of high severity")
+		require.Equal(t, map[string]any{"high": float64(1), "medium": float64(0), "low": float64(0), "none": float64(1)},
+			data["unreadCount"].(map[string]any)["severity"])
 		sub = h.subscriber(t, dev, "u-1")
 		require.Equal(t, "Lovelace", sub["lastName"])
 		require.Equal(t, "Ada", sub["firstName"], "fields not sent are kept")
