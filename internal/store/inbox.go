@@ -50,11 +50,11 @@ type InboxFilter struct {
 	CreatedGTE, CreatedLTE *time.Time
 }
 
-// ByState reports whether the filter names only state — read, seen,
-// archived, snoozed, severity — which the inbox counts answer without
-// reading messages.
-func (f *InboxFilter) ByState() bool {
-	return len(f.Tags) == 0 && len(f.Data) == 0 && f.CreatedGTE == nil && f.CreatedLTE == nil
+// Counted reports whether the inbox counts answer the filter without
+// reading messages: it names only state — read, seen, archived, snoozed,
+// severity — and tags.
+func (f *InboxFilter) Counted() bool {
+	return len(f.Data) == 0 && f.CreatedGTE == nil && f.CreatedLTE == nil
 }
 
 // InboxListParams selects a page of a subscriber's in-app messages, newest

@@ -10,6 +10,8 @@
 //	BenchmarkDrain          how fast the workers turn queued jobs into messages
 //	BenchmarkInbox          feed page and mark-as (10 ids) p99 on a large
 //	                        seeded inbox, beside the SQL the store runs
+//	BenchmarkInboxState     v2 list page and counts (state, tags, data
+//	                        filters) on the same dataset, beside their SQL
 //	BenchmarkDigest         N subscribers × 10 events into 1-minute digests on
 //	                        the real clock: digests, merges, lateness
 //
@@ -21,8 +23,10 @@
 //
 //	HERALD_BENCH_CLIENTS               concurrent HTTP clients of BenchmarkTrigger (default 16)
 //	HERALD_BENCH_INBOX_SUBSCRIBERS     subscribers of the inbox dataset (default 10000)
-//	HERALD_BENCH_INBOX_MESSAGES        messages of the inbox dataset (default 100000); every
-//	                                   100th goes to subscriber 0, the large inbox
+//	HERALD_BENCH_INBOX_MESSAGES        messages of the inbox dataset (default 100000), with
+//	                                   severities, tags, data, archives and snoozes
+//	HERALD_BENCH_INBOX_HOT_EVERY       every n-th message goes to subscriber 0, the large
+//	                                   inbox (default 100)
 //	HERALD_BENCH_INBOX_DATABASE_URL    a PostgreSQL database for the inbox dataset, seeded on
 //	                                   first use and reused afterwards (default: a fresh schema
 //	                                   on HERALD_TEST_DATABASE_URL, dropped at the end)

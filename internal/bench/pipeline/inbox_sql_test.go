@@ -3,7 +3,9 @@ package pipeline
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -53,26 +55,32 @@ func (in *inbox) settleSQL(ctx context.Context, subscriberID string) error {
 	return err
 }
 
-// countsSQL reads the subscriber's inbox counts, by code.
-func (in *inbox) countsSQL(ctx context.Context, subscriberID string) ([64]int, error) {
-	var out [64]int
-	rows, err := in.db.Reader().QueryContext(ctx, "SELECT state, unread_unseen, read_unseen, unread_seen, read_seen FROM inbox_counts"+
-		" WHERE subscriber_id = $1 AND environment_id = $2", subscriberID, in.scope.EnvironmentID)
+// countsSQL reads the subscriber's inbox counts, by code, those of the
+// messages with tag in withTag.
+func (in *inbox) countsSQL(ctx context.Context, subscriberID, tag string) (all, withTag [64]int, err error) {
+	rows, err := in.db.Reader().QueryContext(ctx, "SELECT state, tags, unread_unseen, read_unseen, unread_seen, read_seen"+
+		" FROM inbox_counts WHERE subscriber_id = $1 AND environment_id = $2", subscriberID, in.scope.EnvironmentID)
 	if err != nil {
-		return out, err
+		return all, withTag, err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var st int
+		var tags string
 		var n [4]int
-		if err := rows.Scan(&st, &n[0], &n[1], &n[2], &n[3]); err != nil {
-			return out, err
+		if err := rows.Scan(&st, &tags, &n[0], &n[1], &n[2], &n[3]); err != nil {
+			return all, withTag, err
 		}
+		var list []string
+		_ = json.Unmarshal([]byte(tags), &list)
 		for i := range n {
-			out[st<<2|i] = n[i]
+			all[st<<2|i] += n[i]
+			if slices.Contains(list, tag) {
+				withTag[st<<2|i] += n[i]
+			}
 		}
 	}
-	return out, rows.Err()
+	return all, withTag, rows.Err()
 }
 
 // feedSQL runs the statements sqlstore.MessageFeed runs for one unfiltered
@@ -100,7 +108,7 @@ func (in *inbox) feedSQL(ctx context.Context, subscriberID string, page, limit i
 	if page == 0 && !more {
 		return ids, len(ids), nil
 	}
-	counts, err := in.countsSQL(ctx, subscriberID)
+	counts, _, err := in.countsSQL(ctx, subscriberID, "")
 	total := 0
 	for c, n := range counts {
 		if c&(4|8) == 0 {
@@ -147,7 +155,11 @@ func (in *inbox) markSQL(ctx context.Context, subscriberID string, ids []string,
 	}
 	where += ")"
 	set = fmt.Sprintf(set, len(args)+1) + fmt.Sprintf(", updated_at = $%d", len(args)+1)
-	moved := map[int]int{}
+	type key struct {
+		c    int
+		tags string
+	}
+	moved := map[key]int{}
 	// change runs one change; set's placeholders come after where's, and
 	// take now.
 	change := func(tx *sql.Tx, where string, whereArgs []any, set string, next func(int) int) error {
@@ -155,27 +167,27 @@ func (in *inbox) markSQL(ctx context.Context, subscriberID string, ids []string,
 		var rows *sql.Rows
 		var err error
 		if pg {
-			rows, err = tx.QueryContext(ctx, "WITH old AS (SELECT id, subscriber_id, environment_id, "+codeSQL+" AS c FROM messages"+
-				" WHERE "+where+" ORDER BY id FOR UPDATE), upd AS (UPDATE messages SET "+set+" FROM old WHERE messages.id = old.id"+
-				" RETURNING old.subscriber_id, old.environment_id, old.c) SELECT subscriber_id, environment_id, c, count(*) FROM upd"+
-				" GROUP BY subscriber_id, environment_id, c", args...)
+			rows, err = tx.QueryContext(ctx, "WITH old AS (SELECT id, subscriber_id, environment_id, "+codeSQL+" AS c,"+
+				" coalesce(tags, '[]') AS t FROM messages WHERE "+where+" ORDER BY id FOR UPDATE), upd AS (UPDATE messages SET "+set+
+				" FROM old WHERE messages.id = old.id RETURNING old.subscriber_id, old.environment_id, old.c, old.t)"+
+				" SELECT subscriber_id, environment_id, c, t, count(*) FROM upd GROUP BY subscriber_id, environment_id, c, t", args...)
 		} else {
-			rows, err = tx.QueryContext(ctx, "SELECT subscriber_id, environment_id, "+codeSQL+", count(*) FROM messages WHERE "+
-				where+" GROUP BY 1, 2, 3", whereArgs...)
+			rows, err = tx.QueryContext(ctx, "SELECT subscriber_id, environment_id, "+codeSQL+", coalesce(tags, '[]'), count(*)"+
+				" FROM messages WHERE "+where+" GROUP BY 1, 2, 3, 4", whereArgs...)
 		}
 		if err != nil {
 			return err
 		}
 		total := 0
 		for rows.Next() {
-			var s, e string
+			var s, e, t string
 			var c, n int
-			if err := rows.Scan(&s, &e, &c, &n); err != nil {
+			if err := rows.Scan(&s, &e, &c, &t, &n); err != nil {
 				rows.Close()
 				return err
 			}
-			moved[c] -= n
-			moved[next(c)] += n
+			moved[key{c, t}] -= n
+			moved[key{next(c), t}] += n
 			total += n
 		}
 		rows.Close()
@@ -217,22 +229,27 @@ func (in *inbox) markSQL(ctx context.Context, subscriberID string, ids []string,
 	if err != nil {
 		return nil, err
 	}
-	byState := map[int]*[4]int{}
-	for c, n := range moved {
+	byRow := map[key]*[4]int{} // by state and tags
+	for k, n := range moved {
 		if n == 0 {
 			continue
 		}
-		if byState[c>>2] == nil {
-			byState[c>>2] = &[4]int{}
+		row := key{k.c >> 2, k.tags}
+		if byRow[row] == nil {
+			byRow[row] = &[4]int{}
 		}
-		byState[c>>2][c&3] += n
+		byRow[row][k.c&3] += n
 	}
-	for st, n := range byState {
-		if _, err := tx.ExecContext(ctx, "INSERT INTO inbox_counts (subscriber_id, state, environment_id, unread_unseen, unread_seen,"+
-			" read_unseen, read_seen) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (subscriber_id, state) DO UPDATE SET"+
+	conflict := "(subscriber_id, state, tags)"
+	if pg {
+		conflict = "(subscriber_id, state, md5(tags))"
+	}
+	for row, n := range byRow { // (the store upserts them in one statement, in order)
+		if _, err := tx.ExecContext(ctx, "INSERT INTO inbox_counts (subscriber_id, state, tags, environment_id, unread_unseen,"+
+			" unread_seen, read_unseen, read_seen) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT "+conflict+" DO UPDATE SET"+
 			" unread_unseen = inbox_counts.unread_unseen + excluded.unread_unseen, unread_seen = inbox_counts.unread_seen + excluded.unread_seen,"+
 			" read_unseen = inbox_counts.read_unseen + excluded.read_unseen, read_seen = inbox_counts.read_seen + excluded.read_seen",
-			subscriberID, st, in.scope.EnvironmentID, n[0], n[2], n[1], n[3]); err != nil {
+			subscriberID, row.c, row.tags, in.scope.EnvironmentID, n[0], n[2], n[1], n[3]); err != nil {
 			return nil, err
 		}
 	}

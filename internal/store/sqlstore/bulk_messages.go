@@ -47,7 +47,8 @@ func (db *DB) MessageBulkLoad(ctx context.Context, msgs []store.Message) error {
 		err = insertMessagesSQLite(ctx, tx, msgs)
 	}
 	if err == nil {
-		err = addCounts(ctx, tx, &counts, db.d.name == "postgres")
+		counts.perStatement = db.countsRowsPerStatement()
+		err = db.applyCounts(ctx, tx, &counts)
 	}
 	if err == nil {
 		err = tx.Commit()
@@ -116,14 +117,4 @@ func insertMessagesSQLite(ctx context.Context, tx *sql.Tx, msgs []store.Message)
 		}
 	}
 	return nil
-}
-
-// addCounts adds the gathered counts with multi-row upserts in subscriber
-// order (so that concurrent loads lock count rows in one order).
-func addCounts(ctx context.Context, tx *sql.Tx, counts *pendingCounts, postgres bool) error {
-	counts.perStatement = 100
-	if postgres {
-		counts.perStatement = 5000
-	}
-	return counts.apply(ctx, tx)
 }

@@ -13,6 +13,6 @@ func (db *DB) InsertMessageForTest(ctx context.Context, m *store.Message) error 
 		if err := insertMessage(ctx, q, m, &counts); err != nil {
 			return err
 		}
-		return counts.apply(ctx, q)
+		return db.applyCounts(ctx, q, &counts)
 	})
 }

@@ -260,7 +260,7 @@ func (db *DB) MessageFeed(ctx context.Context, p *store.FeedParams) (store.FeedP
 	}
 	if len(p.Payload) == 0 {
 		counts, err := db.countsOf(ctx, p.EnvironmentID, p.SubscriberID)
-		page.TotalCount = sumMatching(&counts, &f)
+		page.TotalCount = counts.sumMatching(&f)
 		return page, err
 	}
 	err = db.r.QueryRowContext(ctx, "SELECT count(*) FROM messages WHERE "+where, countArgs...).Scan(&page.TotalCount)
@@ -352,7 +352,7 @@ func (db *DB) MessageUnseenCount(ctx context.Context, scope store.Scope, subscri
 	counts, err := db.countsOf(ctx, scope.EnvironmentID, subscriberID)
 	f := activeFilter
 	f.Seen = new(bool)
-	return sumMatching(&counts, &f), err
+	return counts.sumMatching(&f), err
 }
 
 // MessageSetAction implements store.Inbox.

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,13 +11,15 @@ import (
 )
 
 // Inbox counts (migrations 0005, 0011) keep, per subscriber, the number of
-// in-app messages in each state: read, seen, archived, snoozed and severity,
-// 64 states in all. A row of inbox_counts holds one (archived, snoozed,
-// severity) combination — its "state" column, a code's upper four bits —
-// with the four (read, seen) buckets as columns. Every change to a
-// message's state or existence adjusts them in the same transaction, so
-// that a count over any combination of those five is exact and costs one
-// read of at most 16 rows however large the inbox.
+// in-app messages in each state — read, seen, archived, snoozed and
+// severity, 64 states in all — and tag set. A row of inbox_counts holds one
+// (archived, snoozed, severity) combination — its "state" column, a code's
+// upper four bits — and one tag set (the messages' tags as stored: those of
+// the workflow), with the four (read, seen) buckets as columns. Every change
+// to a message's state or existence adjusts them in the same transaction,
+// so that a count over any combination of those five and of tags is exact
+// and costs one read of the subscriber's rows (16 per tag set at most)
+// however large the inbox.
 
 // code is a message's place in the counts: bit 0 read, bit 1 seen, bit 2
 // archived, bit 3 snoozed, bits 4–5 severity (none, low, medium, high).
@@ -65,17 +68,32 @@ func (c code) state() int      { return int(c >> 2) }
 func (c code) severity() int   { return int(c >> codeSeverityShift) }
 func stateCode(state int) code { return code(state) << 2 }
 
-// countDelta is a change to a subscriber's counts, by code.
-type countDelta map[code]int
+// countKey is a counter of a subscriber: a code and a tag set.
+type countKey struct {
+	c    code
+	tags string // the messages' tags column, "[]" for NULL
+}
 
-// move counts n messages moving from one code to another; to < 0 removes them.
-func (d countDelta) move(from code, to int, n int) {
+// tagsKey is the tag set of a message as the tags column stores it.
+func tagsKey(tags []string) string {
+	if tags == nil {
+		return "[]"
+	}
+	return marshalText(tags, "[]")
+}
+
+// countDelta is a change to a subscriber's counts.
+type countDelta map[countKey]int
+
+// move counts n messages of a tag set moving from one code to another; to
+// < 0 removes them.
+func (d countDelta) move(from code, to int, tags string, n int) {
 	if to >= 0 && code(to) == from {
 		return
 	}
-	d[from] -= n
+	d[countKey{from, tags}] -= n
 	if to >= 0 {
-		d[code(to)] += n
+		d[countKey{code(to), tags}] += n
 	}
 }
 
@@ -99,7 +117,7 @@ type pendingCounts struct {
 
 // add counts a new message.
 func (p *pendingCounts) add(m *store.Message) {
-	p.delta(m.EnvironmentID, m.SubscriberID)[codeOf(m)]++
+	p.delta(m.EnvironmentID, m.SubscriberID)[countKey{codeOf(m), tagsKey(m.Tags)}]++
 }
 
 // delta is the change to a subscriber's counts, to add to.
@@ -115,40 +133,55 @@ func (p *pendingCounts) delta(environmentID, subscriberID string) countDelta {
 	return d
 }
 
-// countsRow is one inbox_counts row's change.
+// countsRow is one inbox_counts row (or its change): n by the code's
+// lower two bits.
 type countsRow struct {
 	subscriber string
 	state      int
+	tags       string
 	n          [4]int
 }
 
 func (p *pendingCounts) rows() []countsRow {
 	var out []countsRow
 	for s, d := range p.deltas {
-		var byState [codeCount >> 2][4]int
-		var used [codeCount >> 2]bool
-		for c, n := range d {
-			if n != 0 {
-				byState[c.state()][c&3] += n
-				used[c.state()] = true
+		byRow := map[[2]string]*countsRow{}
+		for k, n := range d {
+			if n == 0 {
+				continue
 			}
+			key := [2]string{fmt.Sprint(k.c.state()), k.tags}
+			r := byRow[key]
+			if r == nil {
+				r = &countsRow{subscriber: s, state: k.c.state(), tags: k.tags}
+				byRow[key] = r
+			}
+			r.n[k.c&3] += n
 		}
-		for st, ok := range used {
-			if ok {
-				out = append(out, countsRow{subscriber: s, state: st, n: byState[st]})
-			}
+		for _, r := range byRow {
+			out = append(out, *r)
 		}
 	}
 	slices.SortFunc(out, func(a, b countsRow) int {
 		if c := strings.Compare(a.subscriber, b.subscriber); c != 0 {
 			return c
 		}
-		return a.state - b.state
+		if a.state != b.state {
+			return a.state - b.state
+		}
+		return strings.Compare(a.tags, b.tags)
 	})
 	return out
 }
 
-func (p *pendingCounts) apply(ctx context.Context, q querier) error {
+// applyCounts applies gathered count changes with multi-row upserts. On
+// PostgreSQL a tag set is keyed by its digest (inbox_counts_key): 16 tags of
+// 64 four-byte characters are longer than an index row may be.
+func (db *DB) applyCounts(ctx context.Context, q querier, p *pendingCounts) error {
+	conflict := "(subscriber_id, state, tags)"
+	if db.d.name == "postgres" {
+		conflict = "(subscriber_id, state, md5(tags))"
+	}
 	rows := p.rows()
 	per := p.perStatement
 	if per <= 0 {
@@ -158,11 +191,11 @@ func (p *pendingCounts) apply(ctx context.Context, q querier) error {
 		var a args
 		vals := make([]string, 0, per)
 		for _, r := range rows[start:min(start+per, len(rows))] {
-			vals = append(vals, "("+strings.Join([]string{a.add(r.subscriber), a.add(r.state), a.add(p.env[r.subscriber]),
-				a.add(r.n[0]), a.add(r.n[2]), a.add(r.n[1]), a.add(r.n[3])}, ", ")+")")
+			vals = append(vals, "("+strings.Join([]string{a.add(r.subscriber), a.add(r.state), a.add(r.tags),
+				a.add(p.env[r.subscriber]), a.add(r.n[0]), a.add(r.n[2]), a.add(r.n[1]), a.add(r.n[3])}, ", ")+")")
 		}
-		if _, err := q.ExecContext(ctx, "INSERT INTO inbox_counts (subscriber_id, state, environment_id, unread_unseen,"+
-			" unread_seen, read_unseen, read_seen) VALUES "+strings.Join(vals, ", ")+" ON CONFLICT (subscriber_id, state)"+
+		if _, err := q.ExecContext(ctx, "INSERT INTO inbox_counts (subscriber_id, state, tags, environment_id, unread_unseen,"+
+			" unread_seen, read_unseen, read_seen) VALUES "+strings.Join(vals, ", ")+" ON CONFLICT "+conflict+
 			" DO UPDATE SET unread_unseen = inbox_counts.unread_unseen + excluded.unread_unseen,"+
 			" unread_seen = inbox_counts.unread_seen + excluded.unread_seen,"+
 			" read_unseen = inbox_counts.read_unseen + excluded.read_unseen,"+
@@ -173,27 +206,27 @@ func (p *pendingCounts) apply(ctx context.Context, q querier) error {
 	return nil
 }
 
-// countsOf reads a subscriber's counts, by code.
-func (db *DB) countsOf(ctx context.Context, environmentID, subscriberID string) ([codeCount]int, error) {
-	var out [codeCount]int
-	rows, err := db.r.QueryContext(ctx, "SELECT state, unread_unseen, read_unseen, unread_seen, read_seen FROM inbox_counts"+
+// subscriberCounts are a subscriber's counters: by state and tag set.
+type subscriberCounts []countsRow
+
+// countsOf reads a subscriber's counts.
+func (db *DB) countsOf(ctx context.Context, environmentID, subscriberID string) (subscriberCounts, error) {
+	rows, err := db.r.QueryContext(ctx, "SELECT state, tags, unread_unseen, read_unseen, unread_seen, read_seen FROM inbox_counts"+
 		" WHERE subscriber_id = $1 AND environment_id = $2", subscriberID, environmentID)
 	if err != nil {
-		return out, fmt.Errorf("sqlstore: inbox counts: %w", err)
+		return nil, fmt.Errorf("sqlstore: inbox counts: %w", err)
 	}
 	defer rows.Close()
+	var out subscriberCounts
 	for rows.Next() {
-		var st int
-		var n [4]int
-		if err := rows.Scan(&st, &n[0], &n[1], &n[2], &n[3]); err != nil {
-			return out, err
+		var r countsRow
+		if err := rows.Scan(&r.state, &r.tags, &r.n[0], &r.n[1], &r.n[2], &r.n[3]); err != nil {
+			return nil, err
 		}
-		if st < 0 || st >= codeCount>>2 {
-			return out, fmt.Errorf("sqlstore: inbox counts: state %d", st)
+		if r.state < 0 || r.state >= codeCount>>2 {
+			return nil, fmt.Errorf("sqlstore: inbox counts: state %d", r.state)
 		}
-		for i := range n {
-			out[stateCode(st)|code(i)] = n[i]
-		}
+		out = append(out, r)
 	}
 	return out, rows.Err()
 }
@@ -215,15 +248,34 @@ func (c code) matches(f *store.InboxFilter) bool {
 	return true
 }
 
-// sumMatching is the count of the messages whose state passes f.
-func sumMatching(counts *[codeCount]int, f *store.InboxFilter) int {
+// sumMatching is the count of the messages whose state and tags pass f.
+func (counts subscriberCounts) sumMatching(f *store.InboxFilter) int {
 	n := 0
-	for c := range code(codeCount) {
-		if c.matches(f) {
-			n += counts[c]
+	for _, r := range counts {
+		if len(f.Tags) > 0 && !tagsMatch(r.tags, f.Tags) {
+			continue
+		}
+		for i := range code(4) {
+			if (stateCode(r.state) | i).matches(f) {
+				n += r.n[i]
+			}
 		}
 	}
 	return n
+}
+
+// tagsMatch reports whether a stored tag set has a tag of every group.
+func tagsMatch(stored string, groups [][]string) bool {
+	var tags []string
+	if json.Unmarshal([]byte(stored), &tags) != nil {
+		return false
+	}
+	for _, g := range groups {
+		if !slices.ContainsFunc(g, func(t string) bool { return slices.Contains(tags, t) }) {
+			return false
+		}
+	}
+	return true
 }
 
 // RebuildInboxCounts recomputes every subscriber's counts from the messages
@@ -233,11 +285,12 @@ func (db *DB) RebuildInboxCounts(ctx context.Context) error {
 		if _, err := q.ExecContext(ctx, "DELETE FROM inbox_counts"); err != nil {
 			return err
 		}
-		_, err := q.ExecContext(ctx, "INSERT INTO inbox_counts (subscriber_id, state, environment_id, unread_unseen,"+
-			" unread_seen, read_unseen, read_seen) SELECT subscriber_id, "+codeSQL+" / 4 AS st, min(environment_id),"+
+		_, err := q.ExecContext(ctx, "INSERT INTO inbox_counts (subscriber_id, state, tags, environment_id, unread_unseen,"+
+			" unread_seen, read_unseen, read_seen) SELECT subscriber_id, "+codeSQL+" / 4 AS st, coalesce(tags, '[]') AS t,"+
+			" min(environment_id),"+
 			" sum(CASE WHEN NOT read AND NOT seen THEN 1 ELSE 0 END), sum(CASE WHEN NOT read AND seen THEN 1 ELSE 0 END),"+
 			" sum(CASE WHEN read AND NOT seen THEN 1 ELSE 0 END), sum(CASE WHEN read AND seen THEN 1 ELSE 0 END)"+
-			" FROM messages WHERE channel = 'in_app' AND deleted = false GROUP BY subscriber_id, st")
+			" FROM messages WHERE channel = 'in_app' AND deleted = false GROUP BY subscriber_id, st, t")
 		return err
 	})
 }

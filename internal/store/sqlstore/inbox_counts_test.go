@@ -104,20 +104,20 @@ func fmtBool(b *bool) string {
 	return fmt.Sprint(*b)
 }
 
-// countsRows are the inbox counts by subscriber and state, rows of zeros
-// left out (a rebuild does not write them).
+// countsRows are the inbox counts by subscriber, state and tag set, rows of
+// zeros left out (a rebuild does not write them).
 func countsRows(t *testing.T, db *sqlstore.DB) map[string][4]int {
-	rows, err := db.Reader().Query("SELECT subscriber_id, state, unread_unseen, unread_seen, read_unseen, read_seen FROM inbox_counts")
+	rows, err := db.Reader().Query("SELECT subscriber_id, state, tags, unread_unseen, unread_seen, read_unseen, read_seen FROM inbox_counts")
 	require.NoError(t, err)
 	defer rows.Close()
 	out := map[string][4]int{}
 	for rows.Next() {
-		var s string
+		var s, tags string
 		var st int
 		var c [4]int
-		require.NoError(t, rows.Scan(&s, &st, &c[0], &c[1], &c[2], &c[3]))
+		require.NoError(t, rows.Scan(&s, &st, &tags, &c[0], &c[1], &c[2], &c[3]))
 		if c != [4]int{} {
-			out[fmt.Sprintf("%s/%d", s, st)] = c
+			out[fmt.Sprintf("%s/%d/%s", s, st, tags)] = c
 		}
 	}
 	return out

@@ -130,17 +130,17 @@ func (db *DB) changeState(ctx context.Context, tx *sql.Tx, kind string, sel sele
 		where := sel.where + bound + lock
 		set := setClause(&a, ch, until, now)
 		n, err = collectMoves(tx.QueryContext(ctx, "WITH old AS (SELECT id, subscriber_id, environment_id, "+codeSQL+
-			" AS c FROM messages WHERE "+where+"), upd AS (UPDATE messages SET "+set+" FROM old WHERE messages.id = old.id"+
-			" RETURNING old.subscriber_id, old.environment_id, old.c) SELECT subscriber_id, environment_id, c, count(*)"+
-			" FROM upd GROUP BY subscriber_id, environment_id, c", a...))(ch, counts)
+			" AS c, coalesce(tags, '[]') AS t FROM messages WHERE "+where+"), upd AS (UPDATE messages SET "+set+
+			" FROM old WHERE messages.id = old.id RETURNING old.subscriber_id, old.environment_id, old.c, old.t)"+
+			" SELECT subscriber_id, environment_id, c, t, count(*) FROM upd GROUP BY subscriber_id, environment_id, c, t", a...))(ch, counts)
 	} else {
 		// The one writer holds the database: the rows read are the rows changed.
 		target := sel.where
 		if bound != "" {
 			target = "id IN (SELECT id FROM messages WHERE " + sel.where + bound + ")"
 		}
-		n, err = collectMoves(tx.QueryContext(ctx, "SELECT subscriber_id, environment_id, "+codeSQL+", count(*) FROM messages"+
-			" WHERE "+target+" GROUP BY 1, 2, 3", a...))(ch, counts)
+		n, err = collectMoves(tx.QueryContext(ctx, "SELECT subscriber_id, environment_id, "+codeSQL+", coalesce(tags, '[]'),"+
+			" count(*) FROM messages WHERE "+target+" GROUP BY 1, 2, 3, 4", a...))(ch, counts)
 		if err == nil && n > 0 {
 			set := setClause(&a, ch, until, now)
 			_, err = tx.ExecContext(ctx, "UPDATE messages SET "+set+" WHERE "+target, a...)
@@ -152,9 +152,9 @@ func (db *DB) changeState(ctx context.Context, tx *sql.Tx, kind string, sel sele
 	return n, nil
 }
 
-// collectMoves reads rows of (subscriber, environment, code, count) and
-// moves their counts as the change moves their codes; it returns how many
-// messages they were.
+// collectMoves reads rows of (subscriber, environment, code, tags, count)
+// and moves their counts as the change moves their codes; it returns how
+// many messages they were.
 func collectMoves(rows *sql.Rows, err error) func(ch stateChange, counts *pendingCounts) (int, error) {
 	return func(ch stateChange, counts *pendingCounts) (int, error) {
 		if err != nil {
@@ -163,15 +163,15 @@ func collectMoves(rows *sql.Rows, err error) func(ch stateChange, counts *pendin
 		defer rows.Close()
 		total := 0
 		for rows.Next() {
-			var sub, env string
+			var sub, env, tags string
 			var c, n int
-			if err := rows.Scan(&sub, &env, &c, &n); err != nil {
+			if err := rows.Scan(&sub, &env, &c, &tags, &n); err != nil {
 				return 0, err
 			}
 			if c < 0 || c >= codeCount {
 				return 0, fmt.Errorf("code %d", c)
 			}
-			counts.delta(env, sub).move(code(c), ch.next(code(c)), n)
+			counts.delta(env, sub).move(code(c), ch.next(code(c)), tags, n)
 			total += n
 		}
 		return total, rows.Err()

@@ -3,6 +3,7 @@ package sqlstore_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -259,4 +260,32 @@ func requireCountsRebuilt(t *testing.T, db *sqlstore.DB) {
 	before := countsRows(t, db)
 	require.NoError(t, db.RebuildInboxCounts(context.Background()))
 	require.Equal(t, before, countsRows(t, db))
+}
+
+// TestInboxCountsLongTags: a tag set longer than an index row (16 tags of
+// 64 four-byte characters) is counted like any other, on both stores.
+func TestInboxCountsLongTags(t *testing.T) {
+	t.Parallel()
+	testdb.ForEach(t, func(t *testing.T, db *sqlstore.DB) {
+		f := newInboxFixture(t, db)
+		ctx := context.Background()
+		sub := id.New()
+		var long []string
+		for i := range 16 {
+			var b strings.Builder
+			for j := range 64 {
+				b.WriteRune(rune(0x10000 + (i*64+j)*37%0xFFFF))
+			}
+			long = append(long, b.String())
+		}
+		m := f.message(t, sub, 0, func(m *store.Message) { m.Tags = long })
+		f.message(t, sub, 0, func(m *store.Message) { m.Tags = long[:1] })
+		got, err := db.InboxCount(ctx, f.scope, sub, []store.InboxFilter{{Tags: [][]string{{long[15]}}}, {Tags: [][]string{{long[0]}}}},
+			f.tn.Clock.Now())
+		require.NoError(t, err)
+		require.Equal(t, []int{1, 2}, got)
+		_, err = f.change(t, sub, m.ID, store.InboxArchive, time.Time{})
+		require.NoError(t, err)
+		requireCountsRebuilt(t, db)
+	})
 }

@@ -36,7 +36,7 @@ func (db *DB) inboxTx(ctx context.Context, scope store.Scope, subscriberID strin
 		if err := fn(tx, counts); err != nil {
 			return err
 		}
-		return counts.apply(ctx, tx)
+		return db.applyCounts(ctx, tx, counts)
 	})
 }
 
@@ -90,7 +90,7 @@ func (db *DB) InboxUnsnoozeDue(ctx context.Context, now time.Time, limit int) (i
 		if n, err = db.changeState(ctx, tx, changeExpire, sel, time.Time{}, now, counts); err != nil {
 			return err
 		}
-		return counts.apply(ctx, tx)
+		return db.applyCounts(ctx, tx, counts)
 	})
 	return n, err
 }
@@ -175,33 +175,34 @@ func (db *DB) InboxList(ctx context.Context, p *store.InboxListParams) (store.In
 	return page, nil
 }
 
-// InboxCount implements store.InboxState. Filters of state alone are sums
-// of the subscriber's counters; those with tags, data or times are counted
+// InboxCount implements store.InboxState. Filters of state and tags are
+// sums of the subscriber's counters; those with data or times are counted
 // together in one pass over the subscriber's messages.
 func (db *DB) InboxCount(ctx context.Context, scope store.Scope, subscriberID string, filters []store.InboxFilter, now time.Time) ([]int, error) {
 	if err := db.settleSnoozes(ctx, scope, subscriberID, now); err != nil {
 		return nil, err
 	}
 	out := make([]int, len(filters))
-	var counts *[codeCount]int
+	var counts subscriberCounts
+	var read bool
 	var a args
 	var sums []string
 	var at []int
 	for i := range filters {
 		f := &filters[i]
-		if !f.ByState() {
+		if !f.Counted() {
 			sums = append(sums, "coalesce(sum(CASE WHEN true"+db.filterConditions(&a, f)+" THEN 1 ELSE 0 END), 0)")
 			at = append(at, i)
 			continue
 		}
-		if counts == nil {
-			c, err := db.countsOf(ctx, scope.EnvironmentID, subscriberID)
-			if err != nil {
+		if !read {
+			var err error
+			if counts, err = db.countsOf(ctx, scope.EnvironmentID, subscriberID); err != nil {
 				return nil, err
 			}
-			counts = &c
+			read = true
 		}
-		out[i] = sumMatching(counts, f)
+		out[i] = counts.sumMatching(f)
 	}
 	if len(sums) == 0 {
 		return out, nil

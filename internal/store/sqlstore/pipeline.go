@@ -327,7 +327,7 @@ func (db *DB) JobFinish(ctx context.Context, outcomes []store.JobOutcome, now ti
 		if err := db.queueNextMany(ctx, tx, next, now); err != nil {
 			return err
 		}
-		return counts.apply(ctx, tx)
+		return db.applyCounts(ctx, tx, &counts)
 	})
 	return applied, err
 }

@@ -1,10 +1,10 @@
 -- Inbox state (v2): when a message was first seen and archived, until when
 -- it is snoozed, and its workflow's severity. The inbox counts gain the
--- state beside (read, seen): one row per subscriber and (archived, snoozed,
--- severity) — state = archived + 2·snoozed + 4·severity (none 0, low 1,
--- medium 2, high 3) — each with the messages of its four (read, seen)
--- buckets, so that every filter over those five dimensions is a sum of
--- at most 64 counters.
+-- state and the tags beside (read, seen): one row per subscriber, (archived,
+-- snoozed, severity) — state = archived + 2·snoozed + 4·severity (none 0,
+-- low 1, medium 2, high 3) — and tag set (the messages' tags column, '[]'
+-- for none), each with the messages of its four (read, seen) buckets, so
+-- that every filter over those dimensions is a sum of counters.
 ALTER TABLE messages ADD COLUMN first_seen_at INTEGER;
 ALTER TABLE messages ADD COLUMN archived_at INTEGER;
 ALTER TABLE messages ADD COLUMN snoozed_until INTEGER;
@@ -23,18 +23,19 @@ DROP TABLE inbox_counts;
 CREATE TABLE inbox_counts (
     subscriber_id  TEXT NOT NULL,
     state          INTEGER NOT NULL,
+    tags           TEXT NOT NULL,
     environment_id TEXT NOT NULL,
     unread_unseen  INTEGER NOT NULL DEFAULT 0,
     unread_seen    INTEGER NOT NULL DEFAULT 0,
     read_unseen    INTEGER NOT NULL DEFAULT 0,
     read_seen      INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (subscriber_id, state)
+    PRIMARY KEY (subscriber_id, state, tags)
 );
-INSERT INTO inbox_counts (subscriber_id, state, environment_id, unread_unseen, unread_seen, read_unseen, read_seen)
+INSERT INTO inbox_counts (subscriber_id, state, tags, environment_id, unread_unseen, unread_seen, read_unseen, read_seen)
 SELECT subscriber_id,
        CASE WHEN archived THEN 1 ELSE 0 END + CASE WHEN snoozed_until IS NOT NULL THEN 2 ELSE 0 END
          + CASE severity WHEN 'low' THEN 4 WHEN 'medium' THEN 8 WHEN 'high' THEN 12 ELSE 0 END AS state,
-       min(environment_id),
+       coalesce(tags, '[]') AS t, min(environment_id),
        sum(CASE WHEN NOT read AND NOT seen THEN 1 ELSE 0 END), sum(CASE WHEN NOT read AND seen THEN 1 ELSE 0 END),
        sum(CASE WHEN read AND NOT seen THEN 1 ELSE 0 END), sum(CASE WHEN read AND seen THEN 1 ELSE 0 END)
-FROM messages WHERE channel = 'in_app' AND deleted = false GROUP BY subscriber_id, state;
+FROM messages WHERE channel = 'in_app' AND deleted = false GROUP BY subscriber_id, state, t;
