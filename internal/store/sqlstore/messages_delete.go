@@ -30,7 +30,7 @@ func (db *DB) MessageDeleteByTransaction(ctx context.Context, p *store.MessageDe
 			if err != nil {
 				return err
 			}
-			if err := counts.apply(ctx, tx); err != nil {
+			if err := db.applyCounts(ctx, tx, counts); err != nil {
 				return err
 			}
 			deleted += n

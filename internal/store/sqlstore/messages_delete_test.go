@@ -24,17 +24,18 @@ func newMessage(scope store.Scope, tx, subscriberID, channel string, at int) sto
 }
 
 // requireCountsExact checks every subscriber's inbox counts, by state
-// (archived, snoozed, severity), against a count of its messages.
+// (archived, snoozed, severity) and tag set (the tags column, "[]" for
+// none), against a count of its messages.
 func requireCountsExact(t *testing.T, db *sqlstore.DB) {
 	t.Helper()
 	want := map[string][4]int{}
-	rows, err := db.Reader().Query("SELECT subscriber_id, read, seen, archived, snoozed_until IS NOT NULL, severity" +
-		" FROM messages WHERE channel = 'in_app' AND deleted = false")
+	rows, err := db.Reader().Query("SELECT subscriber_id, read, seen, archived, snoozed_until IS NOT NULL, severity," +
+		" coalesce(tags, '[]') FROM messages WHERE channel = 'in_app' AND deleted = false")
 	require.NoError(t, err)
 	for rows.Next() {
-		var sub, severity string
+		var sub, severity, tags string
 		var read, seen, archived, snoozed bool
-		require.NoError(t, rows.Scan(&sub, &read, &seen, &archived, &snoozed, &severity))
+		require.NoError(t, rows.Scan(&sub, &read, &seen, &archived, &snoozed, &severity, &tags))
 		state := map[string]int{"low": 1, "medium": 2, "high": 3}[severity] * 4
 		if archived {
 			state++
@@ -42,7 +43,7 @@ func requireCountsExact(t *testing.T, db *sqlstore.DB) {
 		if snoozed {
 			state += 2
 		}
-		key := fmt.Sprintf("%s/%d", sub, state)
+		key := fmt.Sprintf("%s/%d/%s", sub, state, tags)
 		c := want[key]
 		switch {
 		case !read && !seen:
