@@ -63,7 +63,9 @@ func (c inboxClient) counts(t *testing.T, filters string) []map[string]any {
 	return objects(t, c.ok(t, "GET", "/v1/inbox/notifications/count?filters="+url.QueryEscape(filters), nil))
 }
 
-func notificationPath(id, action string) string { return "/v1/inbox/notifications/" + id + "/" + action }
+func notificationPath(id, action string) string {
+	return "/v1/inbox/notifications/" + id + "/" + action
+}
 
 // TestInboxClientList: the list and count as the clients call them — the
 // envelope, cursor and offset paging, the clients' tags[] and severity[]
