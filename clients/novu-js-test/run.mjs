@@ -159,5 +159,193 @@ await step("the preflight a browser sends first", async () => {
   }
 });
 
-log("the @novu/js session works against Herald");
+// ---------------------------------------------------------------------------------------
+// The inbox: notifications and preferences, through the client's own methods.
+// ---------------------------------------------------------------------------------------
+
+const inboxSubscriber = `js-inbox-${run}`;
+const alertFlow = `js-alert-${run}`;
+const plainFlow = `js-plain-${run}`;
+
+// deliveredCount waits until the subscriber's feed holds n in-app messages.
+async function waitForFeed(n) {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const feed = await admin("GET", `/v1/subscribers/${encodeURIComponent(inboxSubscriber)}/notifications/feed?limit=100`);
+    if (feed.body?.totalCount === n || feed.body?.data?.length === n) return;
+    check(Date.now() < deadline, `${n} in-app messages delivered within 15 s`, feed.body);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const inbox = await step("the inbox: workflows, four notifications, a session", async () => {
+  const alert = await admin("POST", "/v2/workflows", {
+    name: `Alert ${run}`, workflowId: alertFlow, active: true, tags: ["billing"], severity: "high",
+    steps: [{ name: "Inbox", type: "in_app", controlValues: {
+      subject: "Invoice {{payload.n}}", body: "Invoice {{payload.n}} is due", redirect: { url: "/invoices/{{payload.n}}", target: "_self" },
+      primaryAction: { label: "Pay", redirect: { url: "https://pay.example/{{payload.n}}" } }, secondaryAction: { label: "Later" },
+      data: { n: "{{payload.n}}" } } }],
+  });
+  check(alert.status === 201, "alert workflow created", alert);
+  const plain = await admin("POST", "/v2/workflows", {
+    name: `Plain ${run}`, workflowId: plainFlow, active: true,
+    steps: [{ name: "Inbox", type: "in_app", controlValues: { body: "Plain {{payload.n}}" } }],
+  });
+  check(plain.status === 201, "plain workflow created", plain);
+  for (const [flow, n] of [[alertFlow, 1], [alertFlow, 2], [alertFlow, 3], [plainFlow, 4]]) {
+    const tr = await admin("POST", "/v1/events/trigger", { name: flow, to: inboxSubscriber, payload: { n } });
+    check(tr.status === 201, "triggered", tr);
+    await waitForFeed(n);
+  }
+  const { novu, data, error } = await openSession({
+    applicationIdentifier, subscriberHash: subscriberHash(inboxSubscriber), subscriber: { subscriberId: inboxSubscriber }, useCache: false,
+  });
+  check(error === undefined && data.unreadCount.total === 4 && data.unreadCount.severity.high === 3, "four unread, three high", data);
+  return { novu, alertId: alert.body.data?._id ?? alert.body._id };
+});
+const { novu } = inbox;
+
+const unreadCounts = async () => {
+  const filters = ["high", "medium", "low", "none"].map((severity) => ({ read: false, archived: false, snoozed: false, severity }));
+  const { data, error } = await novu.notifications.count({ filters });
+  check(error === undefined && data.counts.length === 4, "four counts", error?.message ?? data);
+  data.counts.forEach((c, i) => check(c.filter.severity === filters[i].severity, "the filter echoed", c));
+  return data.counts.map((c) => c.count);
+};
+
+const all = await step("notifications.list: pages by cursor, the notification's shape", async () => {
+  const first = await novu.notifications.list({ limit: 3, archived: false, snoozed: false });
+  check(first.error === undefined, "no error", first.error?.message);
+  check(first.data.notifications.length === 3 && first.data.hasMore === true, "a first page of 3, more follow", first.data);
+  const last = first.data.notifications[2];
+  const second = await novu.notifications.list({ limit: 3, after: last.id });
+  check(second.data.notifications.length === 1 && second.data.hasMore === false, "the last page", second.data);
+  const ns = [...first.data.notifications, ...second.data.notifications];
+  check(ns.map((n) => n.body).join("|") === "Plain 4|Invoice 3 is due|Invoice 2 is due|Invoice 1 is due", "newest first", ns.map((n) => n.body));
+  const n = ns[1];
+  check(n.subject === "Invoice 3" && n.severity === "high" && n.tags?.[0] === "billing" && n.data?.n === "3", "subject, severity, tags, data", n);
+  check(n.redirect?.url === "/invoices/3" && n.primaryAction?.redirect?.url === "https://pay.example/3", "the notification's and the button's links", n);
+  check(n.primaryAction.label === "Pay" && n.secondaryAction?.label === "Later" && n.primaryAction.isCompleted === false, "the actions", n);
+  check(n.workflow?.identifier === alertFlow && n.to?.subscriberId === inboxSubscriber, "workflow and subscriber", n);
+  check(ns[0].redirect === undefined && ns[0].primaryAction === undefined, "a plain one has neither", ns[0]);
+  const tagged = await novu.notifications.list({ limit: 10, tags: ["billing"], data: { n: "2" } });
+  check(tagged.data.notifications.length === 1 && tagged.data.notifications[0].body === "Invoice 2 is due", "filters by tags and data", tagged.data);
+  const high = await novu.notifications.list({ limit: 10, severity: ["high"], read: false });
+  check(high.data.notifications.length === 3, "filters by severity", high.data.notifications.length);
+  check(JSON.stringify(await unreadCounts()) === "[3,0,0,1]", "the bell's counts", await unreadCounts());
+  return ns;
+});
+
+await step("read, unread, seen, archive, unarchive", async () => {
+  const n = all[1];
+  let r = await n.read();
+  check(r.error === undefined && r.data.isRead === true && r.data.readAt, "read", r.error?.message ?? r.data);
+  check(JSON.stringify(await unreadCounts()) === "[2,0,0,1]", "one fewer unread", await unreadCounts());
+  r = await n.unread();
+  check(r.data?.isRead === false && r.data.readAt === null, "unread", r.error?.message ?? r.data);
+  r = await all[2].seen();
+  check(r.error === undefined, "seen", r.error?.message);
+  const unseen = await novu.notifications.count({ seen: false });
+  check(unseen.data?.count === 2, "two unseen left (read and seen ones are seen)", unseen.data);
+  r = await n.archive();
+  check(r.data?.isArchived === true && r.data.archivedAt, "archived", r.error?.message ?? r.data);
+  const archived = await novu.notifications.list({ limit: 10, archived: true });
+  check(archived.data.notifications.length === 1 && archived.data.notifications[0].id === n.id, "listed as archived", archived.data);
+  r = await n.unarchive();
+  check(r.data?.isArchived === false, "unarchived", r.error?.message ?? r.data);
+});
+
+await step("snooze, unsnooze; complete and revert an action", async () => {
+  const n = all[1];
+  const until = new Date(Date.now() + 3600_000).toISOString();
+  let r = await n.snooze(until);
+  check(r.data?.isSnoozed === true && Date.parse(r.data.snoozedUntil) === Date.parse(until), "snoozed", r.error?.message ?? r.data);
+  const listed = await novu.notifications.list({ limit: 10 });
+  check(!listed.data.notifications.some((x) => x.id === n.id), "a snoozed one is out of the list", listed.data.notifications.map((x) => x.id));
+  const snoozed = await novu.notifications.list({ limit: 10, snoozed: true });
+  check(snoozed.data.notifications.length === 1, "listed as snoozed", snoozed.data);
+  const tooLate = await n.snooze(new Date(Date.now() + 91 * 24 * 3600_000).toISOString());
+  check(tooLate.error?.originalError?.status === 422, "more than 90 days ahead is refused", tooLate.error?.originalError?.message);
+  r = await n.unsnooze();
+  check(r.data?.isSnoozed === false && r.data.snoozedUntil === null, "unsnoozed", r.error?.message ?? r.data);
+  r = await n.completePrimary();
+  check(r.data?.primaryAction?.isCompleted === true && r.data.secondaryAction.isCompleted === false, "primary done", r.error?.message ?? r.data);
+  r = await n.revertPrimary();
+  check(r.data?.primaryAction?.isCompleted === false, "primary pending again", r.error?.message ?? r.data);
+  r = await n.completeSecondary();
+  check(r.data?.secondaryAction?.isCompleted === true, "secondary done", r.error?.message ?? r.data);
+  r = await n.revertSecondary();
+  check(r.data?.secondaryAction?.isCompleted === false, "secondary pending again", r.error?.message ?? r.data);
+});
+
+await step("another subscriber's notification is not found", async () => {
+  const other = `${inboxSubscriber}-other`;
+  const { novu: theirs, error } = await openSession({ applicationIdentifier, subscriberHash: subscriberHash(other), subscriber: { subscriberId: other } });
+  check(error === undefined, "their session", error?.message);
+  const notificationId = all[1].id;
+  for (const [name, call] of [["read", () => theirs.notifications.read({ notificationId })],
+    ["archive", () => theirs.notifications.archive({ notificationId })],
+    ["completePrimary", () => theirs.notifications.completePrimary({ notificationId })],
+    ["delete", () => theirs.notifications.delete({ notificationId })]]) {
+    const r = await call();
+    check(r.error?.originalError?.status === 404, `${name}: a 404`, { message: r.error?.originalError?.message, status: r.error?.originalError?.status });
+  }
+  const mine = await novu.notifications.count({ read: false });
+  check(mine.data?.count === 3, "mine left alone", mine.data);
+});
+
+await step("readAll, archiveAllRead, archiveAll, delete, deleteAll", async () => {
+  let r = await novu.notifications.readAll();
+  check(r.error === undefined, "readAll", r.error?.message);
+  check(JSON.stringify(await unreadCounts()) === "[0,0,0,0]", "nothing unread", await unreadCounts());
+  await all[0].unread();
+  r = await novu.notifications.archiveAllRead();
+  check(r.error === undefined, "archiveAllRead", r.error?.message);
+  let c = await novu.notifications.count({ filters: [{ archived: true }, { archived: false }] });
+  check(c.data.counts[0].count === 3 && c.data.counts[1].count === 1, "the three read ones archived", c.data.counts);
+  r = await novu.notifications.archiveAll();
+  check(r.error === undefined, "archiveAll", r.error?.message);
+  c = await novu.notifications.count({ archived: false });
+  check(c.data.count === 0, "all archived", c.data);
+  r = await all[3].delete();
+  check(r.error === undefined, "delete", r.error?.message);
+  c = await novu.notifications.count({ archived: true });
+  check(c.data.count === 3, "one fewer", c.data);
+  r = await novu.notifications.deleteAll();
+  check(r.error === undefined, "deleteAll", r.error?.message);
+  c = await novu.notifications.count({});
+  check(c.data.count === 0, "none left", c.data);
+});
+
+await step("preferences: list, update one workflow (in_app off stops its notifications), global, bulk", async () => {
+  const { data: prefs, error } = await novu.preferences.list();
+  check(error === undefined && prefs[0].level === "global" && prefs[0].channels.in_app === true, "global first", error?.message ?? prefs);
+  const mine = prefs.find((p) => p.workflow?.identifier === alertFlow);
+  check(mine?.level === "template" && mine.channels.in_app === true && mine.workflow.severity === "high" && mine.workflow.critical === false,
+    "the workflow's preference", mine);
+  let r = await mine.update({ channels: { in_app: false } });
+  check(r.error === undefined && r.data.channels.in_app === false && r.data.workflow.id === inbox.alertId, "in_app off", r.error?.message ?? r.data);
+  for (const [flow, n] of [[alertFlow, 5], [plainFlow, 6]]) {
+    const tr = await admin("POST", "/v1/events/trigger", { name: flow, to: inboxSubscriber, payload: { n } });
+    check(tr.status === 201, "triggered", tr);
+  }
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const { data } = await novu.notifications.list({ limit: 10 });
+    if (data.notifications.length > 0) {
+      check(data.notifications.length === 1 && data.notifications[0].body === "Plain 6", "only the plain one arrived", data.notifications);
+      break;
+    }
+    check(Date.now() < deadline, "the plain notification within 15 s");
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  r = await prefs[0].update({ channels: { in_app: true } });
+  check(r.error === undefined && r.data.level === "global" && r.data.channels.in_app === true, "global", r.error?.message ?? r.data);
+  r = await novu.preferences.bulkUpdate([{ workflowId: inbox.alertId, channels: { in_app: true } }]);
+  check(r.error === undefined && r.data.length === 1 && r.data[0].channels.in_app === true, "bulk", r.error?.message ?? r.data);
+  const again = await novu.preferences.list();
+  check(again.data.find((p) => p.workflow?.identifier === alertFlow).channels.in_app === true, "listed back on", again.data);
+});
+
+log("the @novu/js session, notifications and preferences work against Herald");
 process.exit(0);

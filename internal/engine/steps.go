@@ -130,8 +130,9 @@ func optStr(v any) *string {
 
 // cta builds the message's call to action from the in_app controls
 // primaryAction, secondaryAction and redirect: each button keeps its own
-// redirect (url, target), and the message's redirect is the step's, else
-// the primary action's.
+// redirect (url, target), and the message's own redirect (cta.data, where
+// a click on the notification goes) is the step's redirect alone: a
+// button's redirect is followed only when the button is clicked.
 func cta(ctl map[string]any) store.JSON {
 	out := map[string]any{}
 	url, target := redirectOf(ctl["redirect"])
@@ -146,9 +147,6 @@ func cta(ctl map[string]any) store.JSON {
 			button["url"] = u
 			if t != "" {
 				button["target"] = t
-			}
-			if url == "" && a.typ == "primary" {
-				url, target = u, t
 			}
 		}
 		buttons = append(buttons, button)

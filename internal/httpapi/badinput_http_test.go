@@ -138,6 +138,11 @@ func sweepFixtures(t *testing.T, h *harness) map[string]string {
 	vars["cursor"] = next
 	vars["appIdentifier"], _ = h.call(t, dev, "GET", "/v1/environments/me", nil, nil).Object(t)["identifier"].(string)
 	vars["subscriberHash"] = secret.SubscriberHash(h.DevKey, "sw-sub")
+	// The /v1/inbox routes take the Bearer token of a session of sw-sub.
+	res := h.call(t, "", "POST", "/v1/inbox/session", map[string]any{"applicationIdentifier": vars["appIdentifier"],
+		"subscriberHash": vars["subscriberHash"], "subscriber": map[string]any{"subscriberId": "sw-sub"}}, nil)
+	require.Equal(t, 201, res.Status, "%s", res.Raw)
+	vars["inboxToken"] = res.Object(t)["data"].(map[string]any)["token"].(string)
 	require.NotEmpty(t, vars["appIdentifier"])
 	require.NotEmpty(t, vars["message"])
 	require.NotEmpty(t, vars["victimMessage"])
@@ -311,6 +316,9 @@ func (sw *sweep) send(rq request) {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Authorization", sw.auth)
+	if strings.HasPrefix(rq.target, "/v1/inbox/") && !strings.HasPrefix(rq.target, "/v1/inbox/session") {
+		req.Header.Set("Authorization", "Bearer "+sw.vars["inboxToken"])
+	}
 	for k, v := range rq.headers {
 		req.Header[k] = []string{v} // as sent: no canonical checks in process
 	}

@@ -265,8 +265,9 @@ func TestInboxOperations(t *testing.T) {
 			require.Equal(t, http.StatusCreated, res.Status, "%s", res.Raw)
 			cta := res.Object(t)["cta"].(map[string]any)
 			require.Equal(t, "redirect", cta["type"])
-			require.Regexp(t, `^https://app\.example/posts/p\d$`, cta["data"].(map[string]any)["url"], "the redirect is kept")
-			url := cta["data"].(map[string]any)["url"].(string)
+			require.NotContains(t, cta["data"], "url", "the step has no redirect of its own: the button's stays the button's")
+			url := objects(t, cta["action"].(map[string]any)["buttons"])[0]["url"].(string)
+			require.Regexp(t, `^https://app\.example/posts/p\d$`, url, "the button's redirect is kept")
 			require.JSONEq(t, `{"status":"done","buttons":[{"type":"primary","content":"Open Rust","url":"`+url+`"},`+
 				`{"type":"secondary","content":"Dismiss"}],"result":{"type":"primary","payload":{"answer":42}}}`,
 				mustJSON(t, cta["action"]), "the buttons are kept")

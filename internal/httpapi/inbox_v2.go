@@ -168,7 +168,7 @@ func (s *Server) inboxList(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	sub, err := s.pathSubscriber(r)
+	sub, err := s.inboxSubscriber(r)
 	if err != nil {
 		return err
 	}
@@ -195,7 +195,7 @@ func (s *Server) inboxCount(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	sub, err := s.pathSubscriber(r)
+	sub, err := s.inboxSubscriber(r)
 	if err != nil {
 		return err
 	}
@@ -211,7 +211,7 @@ func (s *Server) inboxCount(w http.ResponseWriter, r *http.Request) error {
 	for i, n := range counts {
 		out[i] = countJSON{Count: n, Filter: echo[i]}
 	}
-	s.writeJSON(w, http.StatusOK, out)
+	s.writeInbox(w, r, out)
 	return nil
 }
 
@@ -251,7 +251,7 @@ func (s *Server) inboxChange(action string) handlerFunc {
 // changeOne applies p to one of the path subscriber's notifications and
 // answers it.
 func (s *Server) changeOne(w http.ResponseWriter, r *http.Request, p *store.InboxChangeParams) error {
-	sub, err := s.pathSubscriber(r)
+	sub, err := s.inboxSubscriber(r)
 	if err != nil {
 		return err
 	}
@@ -269,8 +269,27 @@ func (s *Server) writeNotification(w http.ResponseWriter, r *http.Request, scope
 	if err != nil {
 		return err
 	}
-	s.writeJSON(w, http.StatusOK, out[0])
+	s.writeInbox(w, r, out[0])
 	return nil
+}
+
+// inboxSubscriber is the subscriber whose inbox a request acts on: an
+// inbox session's own (/v1/inbox/*), else the path's subscriberId (the
+// admin routes /v2/subscribers/{subscriberId}/notifications…).
+func (s *Server) inboxSubscriber(r *http.Request) (store.Subscriber, error) {
+	if sub := callerFrom(r.Context()).Subscriber; sub != nil {
+		return *sub, nil
+	}
+	return s.pathSubscriber(r)
+}
+
+// writeInbox answers 200 with v: bare to the admin routes, enveloped in
+// {"data": v} to an inbox session, whose clients unwrap data.
+func (s *Server) writeInbox(w http.ResponseWriter, r *http.Request, v any) {
+	if callerFrom(r.Context()).Subscriber != nil {
+		v = map[string]any{"data": v}
+	}
+	s.writeJSON(w, http.StatusOK, v)
 }
 
 // readSnoozeUntil reads {snoozeUntil}: an RFC 3339 time from a minute to
@@ -306,11 +325,11 @@ func (s *Server) inboxAction(done bool) handlerFunc {
 		if err != nil {
 			return err
 		}
-		button := r.PathValue("actionType")
-		if button != "primary" && button != "secondary" {
-			return invalid("actionType", "must be primary or secondary", button)
+		button, err := actionType(r)
+		if err != nil {
+			return err
 		}
-		sub, err := s.pathSubscriber(r)
+		sub, err := s.inboxSubscriber(r)
 		if err != nil {
 			return err
 		}
@@ -326,13 +345,33 @@ func (s *Server) inboxAction(done bool) handlerFunc {
 	}
 }
 
+// actionType is the button an action route names: in the path (v2) or,
+// for the inbox clients, the body's actionType.
+func actionType(r *http.Request) (string, error) {
+	button := r.PathValue("actionType")
+	if callerFrom(r.Context()).Subscriber != nil {
+		o, err := readObject(r)
+		if err != nil {
+			return "", err
+		}
+		button = o.requiredText("actionType", 16)
+		if err := o.errs.err(); err != nil {
+			return "", err
+		}
+	}
+	if button != "primary" && button != "secondary" {
+		return "", invalid("actionType", "must be primary or secondary", button)
+	}
+	return button, nil
+}
+
 // inboxDelete serves DELETE …/notifications/{notificationId}: 204.
 func (s *Server) inboxDelete(w http.ResponseWriter, r *http.Request) error {
 	nid, err := pathNotificationID(r)
 	if err != nil {
 		return err
 	}
-	sub, err := s.pathSubscriber(r)
+	sub, err := s.inboxSubscriber(r)
 	if err != nil {
 		return err
 	}
@@ -360,7 +399,7 @@ func (s *Server) inboxBulk(action string, only store.InboxFilter, ids bool) hand
 			return err
 		}
 		f.Read, f.Seen, f.Archived = only.Read, only.Seen, only.Archived
-		sub, err := s.pathSubscriber(r)
+		sub, err := s.inboxSubscriber(r)
 		if err != nil {
 			return err
 		}

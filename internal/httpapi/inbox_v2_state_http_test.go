@@ -209,7 +209,7 @@ func inboxSweepFixtures(t *testing.T, h *harness, eng *engine.Engine, vars map[s
 		"severity": "high", "steps": []any{map[string]any{"name": "Inbox", "type": "in_app", "controlValues": map[string]any{
 			"body": "Hello", "data": map[string]any{"k": 1}, "primaryAction": map[string]any{"label": "Go"},
 			"secondaryAction": map[string]any{"label": "Later"}}}}})
-	for _, tx := range []string{"sw-tx-inbox", "sw-tx-inbox-victim"} {
+	for _, tx := range []string{"sw-tx-inbox", "sw-tx-inbox-victim", "sw-tx-inbox-client-victim"} {
 		h.trigger(t, dev, map[string]any{"name": "sw-inbox-flow", "to": "sw-sub", "transactionId": tx})
 	}
 	drain(t, eng)
@@ -219,9 +219,12 @@ func inboxSweepFixtures(t *testing.T, h *harness, eng *engine.Engine, vars map[s
 			vars["inboxMessage"] = it["_id"].(string)
 		case "sw-tx-inbox-victim":
 			vars["inboxVictim"] = it["_id"].(string)
+		case "sw-tx-inbox-client-victim":
+			vars["inboxClientVictim"] = it["_id"].(string)
 		}
 	}
 	require.NotEmpty(t, vars["inboxMessage"])
 	require.NotEmpty(t, vars["inboxVictim"])
+	require.NotEmpty(t, vars["inboxClientVictim"])
 	vars["snoozeUntil"] = time.Now().Add(24 * time.Hour).UTC().Format(time.RFC3339)
 }

@@ -86,7 +86,8 @@ func TestPipelineEndToEnd(t *testing.T) {
 		m := items[0]
 		require.Equal(t, "Eve commented on Rust: Nice!", m["content"])
 		require.Equal(t, "Hi Ada", m["subject"])
-		require.JSONEq(t, `{"type":"redirect","data":{"url":"https://app.example/posts/p1"},"action":{"status":"pending",`+
+		// The button's redirect is the button's; the step has no redirect of its own (cta.data).
+		require.JSONEq(t, `{"type":"redirect","data":{},"action":{"status":"pending",`+
 			`"buttons":[{"type":"primary","content":"Open Rust","url":"https://app.example/posts/p1"},{"type":"secondary","content":"Dismiss"}]}}`, mustJSON(t, m["cta"]))
 		require.JSONEq(t, `{"postId":"p1","who":"ada"}`, mustJSON(t, m["data"]))
 		require.JSONEq(t, mustJSON(t, commentPayload("p1")), mustJSON(t, m["payload"]))

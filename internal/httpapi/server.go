@@ -218,6 +218,30 @@ func (s *Server) routes() {
 		s.inboxBulk(store.InboxArchive, bulkReadArchive, false))
 	s.handle("POST /v2/subscribers/{subscriberId}/notifications/delete", authenticated,
 		s.inboxBulk(store.InboxDelete, store.InboxFilter{}, false))
+
+	// The inbox clients' routes: the session subscriber's notifications
+	// and preferences (inbox_routes.go, inbox_preferences.go).
+	s.handle("GET /v1/inbox/notifications", inboxSession, s.inboxClientList)
+	s.handle("GET /v1/inbox/notifications/count", inboxSession, s.inboxCount)
+	s.handle("PATCH /v1/inbox/notifications/{notificationId}/read", inboxSession, s.inboxChange(store.InboxRead))
+	s.handle("PATCH /v1/inbox/notifications/{notificationId}/unread", inboxSession, s.inboxChange(store.InboxUnread))
+	s.handle("PATCH /v1/inbox/notifications/{notificationId}/archive", inboxSession, s.inboxChange(store.InboxArchive))
+	s.handle("PATCH /v1/inbox/notifications/{notificationId}/unarchive", inboxSession, s.inboxChange(store.InboxUnarchive))
+	s.handle("PATCH /v1/inbox/notifications/{notificationId}/snooze", inboxSession, s.inboxChange(store.InboxSnooze))
+	s.handle("PATCH /v1/inbox/notifications/{notificationId}/unsnooze", inboxSession, s.inboxChange(store.InboxUnsnooze))
+	s.handle("PATCH /v1/inbox/notifications/{notificationId}/complete", inboxSession, s.inboxAction(true))
+	s.handle("PATCH /v1/inbox/notifications/{notificationId}/revert", inboxSession, s.inboxAction(false))
+	s.handle("DELETE /v1/inbox/notifications/{notificationId}/delete", inboxSession, s.inboxDelete)
+	s.handle("POST /v1/inbox/notifications/seen", inboxSession, s.inboxBulk(store.InboxSeen, bulkSeen, true))
+	s.handle("POST /v1/inbox/notifications/read", inboxSession, s.inboxBulk(store.InboxRead, bulkRead, false))
+	s.handle("POST /v1/inbox/notifications/archive", inboxSession, s.inboxBulk(store.InboxArchive, bulkArchive, false))
+	s.handle("POST /v1/inbox/notifications/read-archive", inboxSession, s.inboxBulk(store.InboxArchive, bulkReadArchive, false))
+	s.handle("POST /v1/inbox/notifications/delete", inboxSession, s.inboxBulk(store.InboxDelete, store.InboxFilter{}, false))
+	s.handle("GET /v1/inbox/preferences", inboxSession, s.inboxPreferencesList)
+	s.handle("GET /v1/inbox/preferences/global", inboxSession, s.inboxPreferencesGlobal)
+	s.handle("PATCH /v1/inbox/preferences", inboxSession, s.inboxPreferencesPatch)
+	s.handle("PATCH /v1/inbox/preferences/bulk", inboxSession, s.inboxPreferencesBulk)
+	s.handle("PATCH /v1/inbox/preferences/{workflowId}", inboxSession, s.inboxPreferencesWorkflowPatch)
 }
 
 // ServeHTTP implements http.Handler. Every answer carries the CORS headers

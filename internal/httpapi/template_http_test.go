@@ -175,7 +175,8 @@ func TestUnsafeLinkAtRender(t *testing.T) {
 		drain(t, eng)
 		var got []string
 		for _, m := range h.feedItems(t, "ada") {
-			got = append(got, fmt.Sprint(m["cta"].(map[string]any)["data"].(map[string]any)["url"]))
+			button := objects(t, m["cta"].(map[string]any)["action"].(map[string]any)["buttons"])[0]
+			got = append(got, fmt.Sprint(button["url"]))
 		}
 		require.ElementsMatch(t, []string{"https://example.com/ok", "/relative/ok"}, got)
 		for _, i := range []int{0, 2} {
