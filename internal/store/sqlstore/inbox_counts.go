@@ -95,11 +95,17 @@ type pendingCounts struct {
 	deltas map[string]countDelta
 	// perStatement bounds the rows of one upsert (0: 100).
 	perStatement int
+	// added are the new messages, for the realtime hook (realtime.go).
+	added []addedMessage
 }
+
+// addedMessage is a new in-app message of a transaction.
+type addedMessage struct{ env, id string }
 
 // add counts a new message.
 func (p *pendingCounts) add(m *store.Message) {
 	p.delta(m.EnvironmentID, m.SubscriberID)[codeOf(m)]++
+	p.added = append(p.added, addedMessage{m.EnvironmentID, m.ID})
 }
 
 // delta is the change to a subscriber's counts, to add to.
@@ -149,6 +155,7 @@ func (p *pendingCounts) rows() []countsRow {
 }
 
 func (p *pendingCounts) apply(ctx context.Context, q querier) error {
+	noteInboxChanges(q, p)
 	rows := p.rows()
 	per := p.perStatement
 	if per <= 0 {
