@@ -12,6 +12,7 @@ package realtime
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"fmt"
 	"io"
 	"log/slog"
@@ -37,6 +38,7 @@ import (
 	"github.com/herald-notify/herald/internal/realtime"
 	"github.com/herald-notify/herald/internal/secret"
 	"github.com/herald-notify/herald/internal/store"
+	"github.com/herald-notify/herald/internal/store/sqlstore"
 	"github.com/herald-notify/herald/internal/testdb"
 )
 
@@ -142,8 +144,21 @@ func TestRealtimeBench(t *testing.T) {
 		kind = "sqlite"
 	}
 	ctx := context.Background()
-	db := testdb.Open(t, kind)
 	keys := testdb.Keys(t)
+	var db, other *sqlstore.DB // other: a second process's store on the same PostgreSQL database
+	var pgURL string
+	if kind == "postgres" {
+		u := testdb.NewPostgresSchema(t)
+		pgURL = u
+		for _, p := range []**sqlstore.DB{&db, &other} {
+			s, err := sqlstore.OpenPostgres(ctx, u, keys)
+			require.NoError(t, err)
+			t.Cleanup(func() { s.Close() })
+			*p = s
+		}
+	} else {
+		db = testdb.Open(t, kind)
+	}
 	a := &app.App{Store: db, Keys: keys}
 	first, err := a.Bootstrap(ctx)
 	require.NoError(t, err)
@@ -157,6 +172,7 @@ func TestRealtimeBench(t *testing.T) {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go d.Run(runCtx)
+	go d.Listen(runCtx, db.ListenInbox)
 	srv := httptest.NewServer(httpapi.New(httpapi.Options{Store: db, Keys: keys, Logger: log, Realtime: d}))
 	defer srv.Close()
 	defer d.Close()
@@ -265,20 +281,43 @@ func TestRealtimeBench(t *testing.T) {
 	page, err := db.InboxList(ctx, &store.InboxListParams{Scope: scope, SubscriberID: subID, Limit: 1, Now: time.Now()})
 	require.NoError(t, err)
 	require.Len(t, page.Messages, 1)
-	lat := make([]time.Duration, 0, events)
-	for i := range events {
+	i := 0
+	change := func(through *sqlstore.DB) {
 		action := store.InboxRead
 		if i%2 == 1 {
 			action = store.InboxUnread
 		}
-		_, err := db.InboxChangeOne(ctx, &store.InboxChangeParams{Scope: scope, SubscriberID: subID, Action: action,
+		i++
+		_, err := through.InboxChangeOne(ctx, &store.InboxChangeParams{Scope: scope, SubscriberID: subID, Action: action,
 			ID: page.Messages[0].ID, Now: time.Now()})
 		require.NoError(t, err)
-		got := readEvent(realtime.EventUnreadCountChanged)
-		lat = append(lat, got.Sub(time.Unix(0, committed.Load())))
 	}
-	slices.Sort(lat)
-	pct := func(p float64) time.Duration { return lat[int(p*float64(len(lat)-1))] }
-	t.Logf("%s, %d idle sockets: commit → unread_count_changed on the socket over %d events: p50 %s, p99 %s, max %s",
-		kind, sockets, events, pct(0.5).Round(time.Microsecond), pct(0.99).Round(time.Microsecond), lat[len(lat)-1].Round(time.Microsecond))
+	measure := func(what string, through *sqlstore.DB) {
+		lat := make([]time.Duration, 0, events)
+		for range events {
+			change(through)
+			got := readEvent(realtime.EventUnreadCountChanged)
+			lat = append(lat, got.Sub(time.Unix(0, committed.Load())))
+		}
+		slices.Sort(lat)
+		pct := func(p float64) time.Duration { return lat[int(p*float64(len(lat)-1))] }
+		t.Logf("%s, %d idle sockets, %s: commit → unread_count_changed on the socket over %d events: p50 %s, p99 %s, max %s",
+			kind, sockets, what, events, pct(0.5).Round(time.Microsecond), pct(0.99).Round(time.Microsecond),
+			lat[len(lat)-1].Round(time.Microsecond))
+	}
+	measure("same process", db)
+	if other == nil {
+		return
+	}
+	other.OnInboxChange(func(store.InboxChange) { committed.Store(time.Now().UnixNano()) })
+	// The API's LISTEN is up (it started before the idle sockets opened).
+	admin, err := sql.Open("pgx", pgURL)
+	require.NoError(t, err)
+	defer admin.Close()
+	deadline = time.Now().Add(30 * time.Second)
+	for n := 0; n == 0; {
+		require.NoError(t, admin.QueryRowContext(ctx, "SELECT count(*) FROM pg_stat_activity WHERE query = 'LISTEN herald_inbox'").Scan(&n))
+		require.True(t, time.Now().Before(deadline), "the API never listened")
+	}
+	measure("through NOTIFY from another process", other)
 }

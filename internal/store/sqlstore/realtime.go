@@ -60,16 +60,17 @@ func (db *DB) OnInboxChange(fn func(store.InboxChange)) {
 }
 
 // trackInbox starts gathering tx's inbox changes when a hook is set; the
-// returned function, called after the commit, tells the hook.
-func (db *DB) trackInbox(tx *sql.Tx) (after func(committed bool)) {
+// returned function, deferred, forgets them and tells the hook if the
+// transaction committed.
+func (db *DB) trackInbox(tx *sql.Tx) (done func(committed *bool)) {
 	if db.realtime.fn.Load() == nil {
-		return func(bool) {}
+		return func(*bool) {}
 	}
 	ch := &txInboxChanges{}
 	inboxTxs.Store(tx, ch)
-	return func(committed bool) {
+	return func(committed *bool) {
 		inboxTxs.Delete(tx)
-		if committed && len(ch.byEnv) > 0 {
+		if *committed && len(ch.byEnv) > 0 {
 			db.inboxCommitted(ch)
 		}
 	}

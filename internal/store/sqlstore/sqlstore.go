@@ -273,17 +273,16 @@ func (db *DB) inTxAs(ctx context.Context, pipeline bool, fn func(tx *sql.Tx) err
 	if err != nil {
 		return fmt.Errorf("sqlstore: begin: %w", err)
 	}
-	after := db.trackInbox(tx)
+	committed := false
+	defer db.trackInbox(tx)(&committed)
 	if err := fn(tx); err != nil {
 		tx.Rollback() //nolint:errcheck
-		after(false)
 		return err
 	}
 	if err := tx.Commit(); err != nil {
-		after(false)
 		return fmt.Errorf("sqlstore: commit: %w", err)
 	}
-	after(true)
+	committed = true
 	return nil
 }
 
