@@ -68,6 +68,9 @@ func (d *Dispatcher) Changed(c store.InboxChange) {
 }
 
 func (d *Dispatcher) anyConnected(c store.InboxChange) bool {
+	if len(c.SubscriberIDs) == 0 && len(c.MessageIDs) > 0 {
+		return d.hub.Sockets() > 0 // new messages alone (a large change split into NOTIFYs): whose, the messages say
+	}
 	for _, s := range c.SubscriberIDs {
 		if d.hub.Connected(c.EnvironmentID, s) {
 			return true
@@ -111,8 +114,21 @@ func (d *Dispatcher) dispatch(ctx context.Context, c store.InboxChange) {
 			d.log.Error("recovered from a panic", "in", "realtime dispatch", "panic", p)
 		}
 	}()
+	subscribers := c.SubscriberIDs
+	if len(subscribers) == 0 && len(c.MessageIDs) > 0 {
+		msgs, err := d.src.InboxMessagesByID(ctx, c.EnvironmentID, c.MessageIDs)
+		if err != nil {
+			d.log.Warn("realtime: messages", "environmentId", c.EnvironmentID, "err", err)
+			return
+		}
+		for _, m := range msgs {
+			if !slices.Contains(subscribers, m.SubscriberID) {
+				subscribers = append(subscribers, m.SubscriberID)
+			}
+		}
+	}
 	var subs []string
-	for _, s := range c.SubscriberIDs {
+	for _, s := range subscribers {
 		if d.hub.Connected(c.EnvironmentID, s) {
 			subs = append(subs, s)
 		}

@@ -100,6 +100,9 @@ func noteInboxChanges(q querier, p *pendingCounts) {
 		return c
 	}
 	for sub, env := range p.env {
+		if !moved(p.deltas[sub]) {
+			continue // touched, but no message changed state
+		}
 		if k := env + "\x00" + sub; !ch.seen[k] {
 			ch.seen[k] = true
 			c := change(env)
@@ -110,6 +113,16 @@ func noteInboxChanges(q querier, p *pendingCounts) {
 		c := change(m.env)
 		c.MessageIDs = append(c.MessageIDs, m.id)
 	}
+}
+
+// moved reports whether a subscriber's count change is not nothing.
+func moved(d countDelta) bool {
+	for _, n := range d {
+		if n != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (db *DB) inboxCommitted(ch *txInboxChanges) {
