@@ -159,6 +159,43 @@ await step("the preflight a browser sends first", async () => {
   }
 });
 
+await step("realtime: the socket.io client hears a trigger and a mark-as", async () => {
+  const { novu, error } = await openSession({
+    applicationIdentifier, subscriberHash: subscriberHash(subscriberId), subscriber: { subscriberId }, socketUrl: apiUrl,
+  });
+  check(error === undefined, "no error", error?.message);
+  const received = [], unseen = [], unread = [];
+  const connected = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("the socket did not connect within 10 s")), 10_000);
+    novu.on("socket.connect.resolved", ({ error }) => { clearTimeout(timer); error ? reject(error) : resolve(); });
+  });
+  novu.on("notifications.notification_received", ({ result }) => received.push(result));
+  novu.on("notifications.unseen_count_changed", ({ result }) => unseen.push(result));
+  novu.on("notifications.unread_count_changed", ({ result }) => unread.push(result));
+  await connected;
+  const until = async (cond, what) => {
+    const deadline = Date.now() + 10_000;
+    while (!cond()) {
+      check(Date.now() < deadline, `${what} within 10 s`, { received: received.length, unseen, unread });
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  const tr = await admin("POST", "/v1/events/trigger", { name: `js-${run}`, to: subscriberId, payload: { n: 3 } });
+  check(tr.status === 201, "triggered", tr);
+  await until(() => received.length === 1 && unread.length >= 1 && unseen.length >= 1, "notification_received and the counts");
+  const n = received[0];
+  check(n.body === "Order 3" && n.subject === "Hi Ada" && n.isRead === false && n.to.subscriberId === subscriberId, "the notification", n);
+  check(typeof n.id === "string" && n.workflow?.identifier === `js-${run}`, "its id and workflow", n);
+  check(unread.at(-1).total === 3 && unread.at(-1).severity.none === 3, "three unread", unread.at(-1));
+  check(unseen.at(-1) === 3, "three unseen", unseen);
+  const before = unread.length;
+  const mark = await admin("POST", `/v1/subscribers/${encodeURIComponent(subscriberId)}/messages/mark-as`, { messageId: n.id, markAs: "read" });
+  check(mark.status === 201, "marked read", mark);
+  await until(() => unread.length > before, "unread_count_changed after the mark-as");
+  check(unread.at(-1).total === 2, "two unread", unread.at(-1));
+  await novu.socket.disconnect();
+});
+
 // ---------------------------------------------------------------------------------------
 // The inbox: notifications and preferences, through the client's own methods.
 // ---------------------------------------------------------------------------------------

@@ -23,8 +23,10 @@ import (
 	"github.com/herald-notify/herald/internal/config"
 	"github.com/herald-notify/herald/internal/engine"
 	"github.com/herald-notify/herald/internal/httpapi"
+	"github.com/herald-notify/herald/internal/realtime"
 	"github.com/herald-notify/herald/internal/sandbox"
 	"github.com/herald-notify/herald/internal/secret"
+	"github.com/herald-notify/herald/internal/store"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -259,6 +261,18 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 	}
 	sb := sandbox.New(cfg.Render)
 
+	// Realtime: this process's hub hears its own commits through the
+	// store's hook and, on PostgreSQL, other processes' through LISTEN; a
+	// worker only sends its commits on (the hook's NOTIFY).
+	var rt *realtime.Dispatcher
+	if cfg.Role == "worker" {
+		a.Store.OnInboxChange(func(store.InboxChange) {})
+	} else {
+		rt = realtime.NewDispatcher(realtime.NewHub(), a.Store, log)
+		a.Store.OnInboxChange(rt.Changed)
+		go rt.Run(ctx)
+		go rt.Listen(ctx, a.Store.ListenInbox)
+	}
 	var eng *engine.Engine
 	var workersDone chan struct{}
 	if cfg.Role != "api" {
@@ -290,7 +304,7 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 	}
 	var handler http.Handler = httpapi.New(httpapi.Options{Store: a.Store, Keys: a.Keys, Logger: log,
 		RateLimit: cfg.RateLimit, AuthFailureLimit: cfg.AuthFailureLimit, OnTrigger: onTrigger, Sandbox: sb,
-		CORSOrigins: origins, InboxSessionTTL: cfg.InboxSessionTTL})
+		CORSOrigins: origins, InboxSessionTTL: cfg.InboxSessionTTL, Realtime: rt})
 	if cfg.Role == "worker" {
 		health := http.NewServeMux()
 		health.Handle("GET /health", handler)
@@ -303,6 +317,9 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	if rt != nil {
+		srv.RegisterOnShutdown(rt.Close)
 	}
 	base := "http://" + ln.Addr().String()
 	printBanner(con.out, base, a, first)

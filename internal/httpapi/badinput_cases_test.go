@@ -227,6 +227,10 @@ var sweepRoutes = []sweepRoute{
 			`"timezone":"Europe/Paris","data":{"k":"v","n":[1,2]}},"contextHash":null,"defaultSchedule":null,"context":null}`},
 	{pattern: "GET /v1/environments/me"},
 	{pattern: "GET /v1/environments"},
+
+	{pattern: "GET /socket.io/", query: map[string]string{"token": "not-a-token", "EIO": "4", "transport": "websocket"}},
+	{pattern: "GET /socket.io", query: map[string]string{"token": "not-a-token", "EIO": "4", "transport": "websocket"}},
+	{pattern: "GET /v1/inbox/events", query: map[string]string{"token": "not-a-token"}},
 }
 
 func b64JSON(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }

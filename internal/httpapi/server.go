@@ -13,6 +13,7 @@ import (
 
 	"github.com/herald-notify/herald/internal/provider"
 	"github.com/herald-notify/herald/internal/provider/registry"
+	"github.com/herald-notify/herald/internal/realtime"
 	"github.com/herald-notify/herald/internal/sandbox"
 	"github.com/herald-notify/herald/internal/secret"
 	"github.com/herald-notify/herald/internal/store"
@@ -47,6 +48,9 @@ type Options struct {
 	// InboxSessionTTL is how long an inbox session token is valid
 	// (default DefaultInboxSessionTTL).
 	InboxSessionTTL time.Duration
+	// Realtime serves the inbox clients' sockets and event streams; nil
+	// answers those routes with a 404 (a worker process).
+	Realtime *realtime.Dispatcher
 }
 
 // DefaultInboxSessionTTL is how long an inbox session token is valid unless
@@ -70,6 +74,7 @@ type Server struct {
 	sandbox          *sandbox.Sandbox
 	cors             corsPolicy
 	inboxTTL         time.Duration
+	realtime         *realtime.Dispatcher
 	keyCopies        sync.Map // ids of API keys whose copy this process kept
 	patterns         []string // every route, as registered (tests check their coverage)
 }
@@ -80,7 +85,8 @@ const maxBody = 1 << 20
 // New builds a Server.
 func New(o Options) *Server {
 	s := &Server{store: o.Store, keys: o.Keys, log: o.Logger, now: o.Now, mux: http.NewServeMux(), onTrigger: o.OnTrigger,
-		sandbox: o.Sandbox, providers: o.Providers, cors: newCORSPolicy(o.CORSOrigins), inboxTTL: o.InboxSessionTTL}
+		sandbox: o.Sandbox, providers: o.Providers, cors: newCORSPolicy(o.CORSOrigins), inboxTTL: o.InboxSessionTTL,
+		realtime: o.Realtime}
 	if s.inboxTTL <= 0 {
 		s.inboxTTL = DefaultInboxSessionTTL
 	}
@@ -242,6 +248,9 @@ func (s *Server) routes() {
 	s.handle("PATCH /v1/inbox/preferences", inboxSession, s.inboxPreferencesPatch)
 	s.handle("PATCH /v1/inbox/preferences/bulk", inboxSession, s.inboxPreferencesBulk)
 	s.handle("PATCH /v1/inbox/preferences/{workflowId}", inboxSession, s.inboxPreferencesWorkflowPatch)
+	s.handle("GET /socket.io/", public, s.socketIO)
+	s.handle("GET /socket.io", public, s.socketIO)
+	s.handle("GET /v1/inbox/events", public, s.inboxEvents)
 }
 
 // ServeHTTP implements http.Handler. Every answer carries the CORS headers

@@ -31,6 +31,7 @@ type Store interface {
 	InboxState
 	Topics
 	Preferences
+	Realtime
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the connections.

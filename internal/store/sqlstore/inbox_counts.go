@@ -113,11 +113,17 @@ type pendingCounts struct {
 	deltas map[string]countDelta
 	// perStatement bounds the rows of one upsert (0: 100).
 	perStatement int
+	// added are the new messages, for the realtime hook (realtime.go).
+	added []addedMessage
 }
+
+// addedMessage is a new in-app message of a transaction.
+type addedMessage struct{ env, id string }
 
 // add counts a new message.
 func (p *pendingCounts) add(m *store.Message) {
 	p.delta(m.EnvironmentID, m.SubscriberID)[countKey{codeOf(m), tagsKey(m.Tags)}]++
+	p.added = append(p.added, addedMessage{m.EnvironmentID, m.ID})
 }
 
 // delta is the change to a subscriber's counts, to add to.
@@ -174,10 +180,12 @@ func (p *pendingCounts) rows() []countsRow {
 	return out
 }
 
-// applyCounts applies gathered count changes with multi-row upserts. On
-// PostgreSQL a tag set is keyed by its digest (inbox_counts_key): 16 tags of
-// 64 four-byte characters are longer than an index row may be.
+// applyCounts applies gathered count changes with multi-row upserts (and
+// notes the change for the realtime hook, realtime.go). On PostgreSQL a tag
+// set is keyed by its digest (inbox_counts_key): 16 tags of 64 four-byte
+// characters are longer than an index row may be.
 func (db *DB) applyCounts(ctx context.Context, q querier, p *pendingCounts) error {
+	noteInboxChanges(q, p)
 	conflict := "(subscriber_id, state, tags)"
 	if db.d.name == "postgres" {
 		conflict = "(subscriber_id, state, md5(tags))"

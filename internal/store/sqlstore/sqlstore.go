@@ -46,6 +46,8 @@ type DB struct {
 	url    string // PostgreSQL only, for the LISTEN connection
 	notify notifier
 	gate   *writeGate
+	// realtime is the after-commit hook of inbox changes (realtime.go).
+	realtime realtimeHook
 
 	keys      ttlCache[keyAndEnv]
 	workflows ttlCache[store.Workflow]
@@ -271,6 +273,8 @@ func (db *DB) inTxAs(ctx context.Context, pipeline bool, fn func(tx *sql.Tx) err
 	if err != nil {
 		return fmt.Errorf("sqlstore: begin: %w", err)
 	}
+	committed := false
+	defer db.trackInbox(tx)(&committed)
 	if err := fn(tx); err != nil {
 		tx.Rollback() //nolint:errcheck
 		return err
@@ -278,6 +282,7 @@ func (db *DB) inTxAs(ctx context.Context, pipeline bool, fn func(tx *sql.Tx) err
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("sqlstore: commit: %w", err)
 	}
+	committed = true
 	return nil
 }
 
