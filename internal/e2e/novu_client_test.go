@@ -39,8 +39,15 @@ var clientDir = filepath.Join("..", "..", "clients", "novu-api-test")
 // to succeed. Every response the SDK receives is also validated against
 // Herald's own OpenAPI document.
 func TestNovuAPIClient(t *testing.T) {
+	runClient(t, clientDir)
+}
+
+// runClient runs dir's run.mjs with Node against Herald on each store (npm
+// ci first, from the committed lock file) and requires it to succeed; the
+// responses it receives must also match Herald's OpenAPI document.
+func runClient(t *testing.T, dir string) {
 	node, npm := requireTool(t, "node"), requireTool(t, "npm")
-	npmCI(t, npm, clientDir)
+	npmCI(t, npm, dir)
 
 	for _, kind := range testdb.Kinds {
 		t.Run(kind, func(t *testing.T) {
@@ -50,14 +57,14 @@ func TestNovuAPIClient(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, node, "run.mjs")
-			cmd.Dir = clientDir
+			cmd.Dir = dir
 			cmd.Env = append(os.Environ(), "HERALD_URL="+base, "HERALD_API_KEY="+key, "NO_COLOR=1")
 			out, err := cmd.CombinedOutput()
 			if ctx.Err() != nil {
-				t.Fatalf("run.mjs did not finish within 60 s; its output:\n%s", out)
+				t.Fatalf("%s/run.mjs did not finish within 60 s; its output:\n%s", dir, out)
 			}
-			require.NoError(t, err, "run.mjs failed against Herald (%s); its output:\n%s", kind, out)
-			t.Logf("run.mjs (%s):\n%s", kind, out)
+			require.NoError(t, err, "%s/run.mjs failed against Herald (%s); its output:\n%s", dir, kind, out)
+			t.Logf("%s/run.mjs (%s):\n%s", dir, kind, out)
 			for _, p := range problems() {
 				t.Error(p)
 			}

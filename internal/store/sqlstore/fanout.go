@@ -114,25 +114,12 @@ func (db *DB) insertFanout(ctx context.Context, tx *sql.Tx, p *store.TriggerPara
 
 // topicIDsByKey maps the keys of an environment's topics to their _ids.
 func (db *DB) topicIDsByKey(ctx context.Context, q querier, environmentID string, keys []string) (map[string]string, error) {
-	out := map[string]string{}
 	if len(keys) == 0 {
-		return out, nil
+		return map[string]string{}, nil
 	}
 	a := args{environmentID}
-	rows, err := q.QueryContext(ctx, "SELECT topic_key, id FROM topics WHERE environment_id = $1 AND "+
-		db.inList(&a, "topic_key", keys), db.planned(a)...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, err
-		}
-		out[k] = v
-	}
-	return out, rows.Err()
+	return scanPairs(q.QueryContext(ctx, "SELECT topic_key, id FROM topics WHERE environment_id = $1 AND "+
+		db.inList(&a, "topic_key", keys), db.planned(a)...))
 }
 
 // FanoutRun implements store.Fanout.
@@ -275,13 +262,18 @@ func (db *DB) fanoutBatch(ctx context.Context, tx *sql.Tx, p *store.FanoutRunPar
 // not deleted to their subscriberIds.
 func (db *DB) subscriberIDsOf(ctx context.Context, q querier, environmentID string, ids []string) (map[string]string, error) {
 	a := args{environmentID}
-	rows, err := q.QueryContext(ctx, "SELECT id, subscriber_id FROM subscribers WHERE environment_id = $1 AND deleted = false AND "+
-		db.inList(&a, "id", ids), db.planned(a)...)
+	return scanPairs(q.QueryContext(ctx, "SELECT id, subscriber_id FROM subscribers WHERE environment_id = $1 AND deleted = false AND "+
+		db.inList(&a, "id", ids), db.planned(a)...))
+}
+
+// scanPairs reads rows of two text columns into a map from the first to
+// the second, closing them.
+func scanPairs(rows *sql.Rows, err error) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := make(map[string]string, len(ids))
+	out := map[string]string{}
 	for rows.Next() {
 		var k, v string
 		if err := rows.Scan(&k, &v); err != nil {
