@@ -18,7 +18,7 @@ import (
 )
 
 // The realtime hook: every write transaction that applies inbox counts
-// (pendingCounts.apply) notes which subscribers' counts moved and which
+// (applyCounts) notes which subscribers' counts moved and which
 // in-app messages it created; after the commit, outside the transaction,
 // the store tells the hook, once per environment. On PostgreSQL it also
 // sends the ids with pg_notify on inboxChannel, so that the hubs of other
