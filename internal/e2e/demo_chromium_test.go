@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/herald-notify/herald/internal/testdb"
 )
 
 // demoClientDir is the Node project of the demo inbox page and its
@@ -26,7 +28,7 @@ const chromiumPath = "/usr/bin/chromium"
 const demoAPIKey = "hk_demo_page_test_0123456789abcdef"
 
 // TestDemoInboxChromium builds herald, runs `herald serve` as a newcomer
-// does (a fresh data directory, the demo page on by default) and opens
+// does (a fresh store of each kind, the demo page on by default) and opens
 // /demo/ in headless Chromium with clients/demo-inbox/browser-test.mjs: the
 // bell counts the notification triggered before the page opened, the list
 // shows it, a click marks it read (the bell counts 0, Herald stored it read),
@@ -50,26 +52,34 @@ func TestDemoInboxChromium(t *testing.T) {
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "go build: %s", out)
 
-	base := startHeraldBinary(t, bin)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "browser-test.mjs")
-	cmd.Dir = demoClientDir
-	cmd.Env = append(os.Environ(), "HERALD_URL="+base, "HERALD_API_KEY="+demoAPIKey, "CHROMIUM="+chromiumPath, "NO_COLOR=1")
-	out, err = cmd.CombinedOutput()
-	if ctx.Err() != nil {
-		t.Fatalf("browser-test.mjs did not finish within 90 s; its output:\n%s", out)
+	for _, kind := range testdb.Kinds { // one after the other: a browser each is enough for this box
+		t.Run(kind, func(t *testing.T) {
+			databaseURL := ""
+			if kind == "postgres" {
+				databaseURL = testdb.NewPostgresSchema(t)
+			}
+			base := startHeraldBinary(t, bin, databaseURL)
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, node, "browser-test.mjs")
+			cmd.Dir = demoClientDir
+			cmd.Env = append(os.Environ(), "HERALD_URL="+base, "HERALD_API_KEY="+demoAPIKey, "CHROMIUM="+chromiumPath, "NO_COLOR=1")
+			out, err := cmd.CombinedOutput()
+			if ctx.Err() != nil {
+				t.Fatalf("browser-test.mjs did not finish within 90 s; its output:\n%s", out)
+			}
+			require.NoError(t, err, "browser-test.mjs failed (%s); its output:\n%s", kind, out)
+			t.Logf("browser-test.mjs (%s):\n%s", kind, out)
+		})
 	}
-	require.NoError(t, err, "browser-test.mjs failed; its output:\n%s", out)
-	t.Logf("browser-test.mjs:\n%s", out)
 }
 
 // startHeraldBinary runs `herald serve` on a free loopback port with a new
-// SQLite data directory and returns its URL.
-func startHeraldBinary(t *testing.T, bin string) string {
+// data directory (SQLite, or PostgreSQL at databaseURL) and returns its URL.
+func startHeraldBinary(t *testing.T, bin, databaseURL string) string {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--log-level", "warn")
-	cmd.Env = append(os.Environ(), "HERALD_DATA_DIR="+t.TempDir(), "HERALD_DATABASE_URL=", "HERALD_SECRET=",
+	cmd.Env = append(os.Environ(), "HERALD_DATA_DIR="+t.TempDir(), "HERALD_DATABASE_URL="+databaseURL, "HERALD_SECRET=",
 		"HERALD_API_KEY="+demoAPIKey)
 	detach(cmd)
 	stdout, err := cmd.StdoutPipe()
