@@ -103,14 +103,14 @@ func Curl(base, apiKey string) string {
 		base, apiKey, WorkflowID, SubscriberID)
 }
 
-// Wrap serves the page at /demo and everything else with next. A nil page
+// Wrap serves the page at /demo and everything else with next, untouched
+// (the API's own mux keeps its answers to every other path). A nil page
 // (turned off, or no development environment) is next itself.
 func (p *Page) Wrap(next http.Handler) http.Handler {
 	if p == nil {
 		return next
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/", next)
 	mux.HandleFunc("GET "+Path, func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, Path+"/", http.StatusFound)
 	})
@@ -119,7 +119,13 @@ func (p *Page) Wrap(next http.Handler) http.Handler {
 		p.file(w, "inbox.js", "text/javascript; charset=utf-8")
 	})
 	mux.HandleFunc("GET "+Path+"/config.json", p.config)
-	return mux
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, pattern := mux.Handler(r); pattern == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
 }
 
 func (p *Page) file(w http.ResponseWriter, name, contentType string) {

@@ -101,6 +101,11 @@ func TestDemoPage(t *testing.T) {
 
 		require.Equal(t, http.StatusNotFound, do(t, "GET", base+"/demo/other.js", nil).status)
 		require.Equal(t, http.StatusOK, do(t, "GET", base+"/health", nil).status, "the API answers beside the page")
+		for _, tc := range []struct{ method, path string }{{"POST", "/demo/config.json"}, {"GET", "/v1/no-such-route"}} {
+			res := do(t, tc.method, base+tc.path, nil)
+			require.Equal(t, http.StatusNotFound, res.status, "%s %s", tc.method, tc.path)
+			require.Contains(t, string(res.body), `"statusCode":404`, "the API's own answer, in the error shape")
+		}
 
 		dev, err := db.EnvironmentGetByName(ctx, "development")
 		require.NoError(t, err)
