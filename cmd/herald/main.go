@@ -21,6 +21,7 @@ import (
 
 	"github.com/herald-notify/herald/internal/app"
 	"github.com/herald-notify/herald/internal/config"
+	"github.com/herald-notify/herald/internal/demo"
 	"github.com/herald-notify/herald/internal/engine"
 	"github.com/herald-notify/herald/internal/httpapi"
 	"github.com/herald-notify/herald/internal/realtime"
@@ -93,6 +94,8 @@ func command(stdout, stderr io.Writer) *cli.Command {
 						Sources: cli.EnvVars("HERALD_CORS_ORIGINS"), Destination: &cfg.CORSOrigins},
 					&cli.DurationFlag{Name: "inbox-session-ttl", Value: httpapi.DefaultInboxSessionTTL, Usage: "how long an inbox session token (POST /v1/inbox/session) is valid",
 						Sources: cli.EnvVars("HERALD_INBOX_SESSION_TTL"), Destination: &cfg.InboxSessionTTL},
+					&cli.BoolFlag{Name: "demo-page", Value: true, Usage: "serve the demo inbox page at /demo (the development environment's demo subscriber; --demo-page=false turns it off)",
+						Sources: cli.EnvVars("HERALD_DEMO_PAGE"), Destination: &cfg.DemoPage},
 				},
 				Action: func(ctx context.Context, _ *cli.Command) error { return serve(ctx, cfg, systemConsole(stdout, stderr)) },
 			},
@@ -305,6 +308,13 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 	var handler http.Handler = httpapi.New(httpapi.Options{Store: a.Store, Keys: a.Keys, Logger: log,
 		RateLimit: cfg.RateLimit, AuthFailureLimit: cfg.AuthFailureLimit, OnTrigger: onTrigger, Sandbox: sb,
 		CORSOrigins: origins, InboxSessionTTL: cfg.InboxSessionTTL, Realtime: rt})
+	var page *demo.Page
+	if cfg.DemoPage && cfg.Role != "worker" {
+		if page, err = demo.Setup(ctx, a.Store, log); err != nil {
+			return err
+		}
+		handler = page.Wrap(handler)
+	}
 	if cfg.Role == "worker" {
 		health := http.NewServeMux()
 		health.Handle("GET /health", handler)
@@ -323,6 +333,11 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 	}
 	base := "http://" + ln.Addr().String()
 	printBanner(con.out, base, a, first)
+	if page != nil {
+		// Standard output never carries a key: the curl line names it.
+		fmt.Fprintf(con.out, "Demo inbox: %s%s/ (development environment) — with HERALD_API_KEY set to a development API key,"+
+			" trigger its workflow:\n  %s\n", base, demo.Path, demo.Curl(base, ""))
+	}
 	if first != nil {
 		showFirstStartKeys(con, cfg.DataDir, base, first, log)
 	}

@@ -51,6 +51,9 @@ type Config struct {
 	// InboxSessionTTL is how long an inbox session token is valid (zero:
 	// the server's default).
 	InboxSessionTTL time.Duration
+	// DemoPage serves the demo inbox page at /demo (development
+	// environment only).
+	DemoPage bool
 }
 
 // Delivery configures the calls to providers.
