@@ -149,13 +149,7 @@ func (s *Server) inboxSessionCheck(ctx context.Context, identifier, subscriberID
 // not archived, not snoozed — in all and by severity: one count of each
 // filter over the inbox counters.
 func (s *Server) inboxUnreadCount(ctx context.Context, scope store.Scope, subscriberID string) (unreadCountJSON, error) {
-	no := false
-	filters := make([]store.InboxFilter, 0, 1+len(store.Severities))
-	filters = append(filters, store.InboxFilter{Read: &no, Archived: &no, Snoozed: &no})
-	for _, sev := range store.Severities {
-		filters = append(filters, store.InboxFilter{Read: &no, Archived: &no, Snoozed: &no, Severity: []string{sev}})
-	}
-	n, err := s.store.InboxCount(ctx, scope, subscriberID, filters, s.now())
+	n, err := s.store.InboxCount(ctx, scope, subscriberID, store.UnreadFilters(), s.now())
 	if err != nil {
 		return unreadCountJSON{}, err
 	}

@@ -97,15 +97,11 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	}
 }
 
-// unreadCounts are the filters of the counts events: unread by severity
-// (store.Severities order), then unseen.
+// unreadCounts are the filters of the counts events: unread in all and by
+// severity (store.UnreadFilters), then unseen.
 var unreadCounts = func() []store.InboxFilter {
 	no := false
-	fs := []store.InboxFilter{{Read: &no, Archived: &no, Snoozed: &no}}
-	for _, sev := range store.Severities {
-		fs = append(fs, store.InboxFilter{Read: &no, Archived: &no, Snoozed: &no, Severity: []string{sev}})
-	}
-	return append(fs, store.InboxFilter{Seen: &no, Archived: &no, Snoozed: &no})
+	return append(store.UnreadFilters(), store.InboxFilter{Seen: &no, Archived: &no, Snoozed: &no})
 }()
 
 func (d *Dispatcher) dispatch(ctx context.Context, c store.InboxChange) {

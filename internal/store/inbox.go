@@ -50,6 +50,18 @@ type InboxFilter struct {
 	CreatedGTE, CreatedLTE *time.Time
 }
 
+// UnreadFilters count a subscriber's unread in-app messages — not read, not
+// archived, not snoozed — in all, then by severity (in Severities order):
+// what the inbox clients' badge shows, at session start and in realtime.
+func UnreadFilters() []InboxFilter {
+	no := false
+	fs := []InboxFilter{{Read: &no, Archived: &no, Snoozed: &no}}
+	for _, sev := range Severities {
+		fs = append(fs, InboxFilter{Read: &no, Archived: &no, Snoozed: &no, Severity: []string{sev}})
+	}
+	return fs
+}
+
 // Counted reports whether the inbox counts answer the filter without
 // reading messages: it names only state — read, seen, archived, snoozed,
 // severity — and tags.

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/herald-notify/herald/internal/id"
@@ -166,8 +165,8 @@ func (db *DB) FanoutRun(ctx context.Context, p *store.FanoutRunParams) (store.Fa
 
 // fanoutNext returns the next _ids of the fan-out after its cursor, in
 // order, at most limit: the members of its topics (each once, whatever
-// topics it is in; left out of a topic that excludes it, unless another
-// topic has it), or every subscriber of the environment.
+// topics it is in), or every subscriber of the environment. Who is left out
+// of a topic is fanoutAllowed's to decide.
 func (db *DB) fanoutNext(ctx context.Context, q querier, environmentID string, st *fanoutState, limit int) ([]string, error) {
 	var query string
 	var a args
@@ -177,19 +176,11 @@ func (db *DB) fanoutNext(ctx context.Context, q querier, environmentID string, s
 	} else {
 		a = args{st.After, limit}
 		topicIDs := make([]string, len(st.Topics))
-		var excluded []string
 		for i, t := range st.Topics {
 			topicIDs[i] = t.ID
-			if len(t.Exclude) > 0 {
-				excluded = append(excluded, "(topic_id = "+a.add(t.ID)+" AND "+db.inList(&a, "subscriber_id", t.Exclude)+")")
-			}
 		}
 		query = "SELECT DISTINCT subscriber_id FROM topic_subscriptions WHERE " + db.inList(&a, "topic_id", topicIDs) +
-			" AND subscriber_id > $1"
-		if len(excluded) > 0 {
-			query += " AND NOT (" + strings.Join(excluded, " OR ") + ")"
-		}
-		query += " ORDER BY subscriber_id LIMIT $2"
+			" AND subscriber_id > $1 ORDER BY subscriber_id LIMIT $2"
 	}
 	rows, err := q.QueryContext(ctx, query, db.planned(a)...)
 	if err != nil {
@@ -321,10 +312,10 @@ func fanoutCancelRunning(ctx context.Context, tx *sql.Tx, environmentID, transac
 	return res.RowsAffected()
 }
 
-// fanoutAllowed leaves out of a topic fan-out's ids the subscribers whose
-// every subscription that reaches them (in a topic of the fan-out that does
-// not exclude them) has a preference turning the workflow off, in one
-// statement over the batch's subscriptions.
+// fanoutAllowed keeps of a topic fan-out's ids the subscribers reached by
+// at least one of their subscriptions: in a topic of the fan-out that does
+// not exclude them, without a preference turning the workflow off. One
+// statement reads the batch's subscriptions.
 func (db *DB) fanoutAllowed(ctx context.Context, q querier, st *fanoutState, workflowID string, ids []string) ([]string, error) {
 	if st.Broadcast || len(ids) == 0 {
 		return ids, nil
