@@ -29,9 +29,9 @@ type fake struct {
 
 	n        atomic.Int64
 	mu       sync.Mutex
-	accepted map[string]int    // subscriberId → accepted triggers
+	accepted map[string]int      // subscriberId → accepted triggers
 	txs      map[string][]string // subscriberId → its accepted transactions
-	served   atomic.Int64      // accepted triggers answered
+	served   atomic.Int64        // accepted triggers answered
 }
 
 func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -97,7 +97,9 @@ func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func good(tx string) string { return `{"acknowledged":true,"status":"processed","transactionId":"` + tx + `"}` }
+func good(tx string) string {
+	return `{"acknowledged":true,"status":"processed","transactionId":"` + tx + `"}`
+}
 
 // TestRunCountsWrongAnswers checks that every kind of wrong answer is an
 // error of the report, and that the right ones are still counted.
