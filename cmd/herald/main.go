@@ -143,6 +143,7 @@ func command(stdout, stderr io.Writer) *cli.Command {
 				},
 			},
 			seedCommand(open, envFlag, stdout, stderr),
+			benchCommand(open, stdout, stderr),
 			{
 				Name:  "version",
 				Usage: "print the version",
