@@ -195,6 +195,7 @@ func waitDelivery(ctx context.Context, a *api, cfg *Config, t *triggers, subs []
 		sleep(ctx, 20*time.Millisecond)
 	}
 	lastSeen := time.Now()
+	d.at = lastSeen
 	for first := true; ctx.Err() == nil; first = false {
 		counts, ok := countAll(ctx, a, subs, &d.errors)
 		passEnd := time.Now()

@@ -44,6 +44,7 @@ func (l *latencies) summary() Summary {
 	return Summary{N: len(s), P50: at(50), P99: at(99)}
 }
 
+// String renders the summary for the report's table.
 func (s Summary) String() string {
 	if s.N == 0 {
 		return "- (no samples)"
@@ -123,6 +124,7 @@ func ReadMemory(pid int) Memory {
 	return m
 }
 
+// String renders the memory for the report's table.
 func (m Memory) String() string {
 	if m.Err != nil {
 		return "unread: " + m.Err.Error()
