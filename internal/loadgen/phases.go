@@ -51,14 +51,15 @@ func triggerPhase(ctx context.Context, a *api, cfg *Config, workflowID string, s
 		t.to = append(t.to, q)
 	}
 	var next atomic.Int64
-	var sending sync.WaitGroup
-	sending.Add(cfg.Clients + cfg.Probes)
+	var clients sync.WaitGroup
+	// A probe sends under probing's read lock, so that taking the write
+	// lock waits for the probes' triggers in flight but not for their polls.
+	var probing sync.RWMutex
 	t.probes.Add(cfg.Probes)
 	t.start = time.Now()
 	end := t.start.Add(cfg.Duration)
 	for range cfg.Clients {
-		go func() {
-			defer sending.Done()
+		clients.Go(func() {
 			var last []string
 			for time.Now().Before(end) && ctx.Err() == nil {
 				i := int((next.Add(1) - 1) % int64(len(subs)))
@@ -71,30 +72,32 @@ func triggerPhase(ctx context.Context, a *api, cfg *Config, workflowID string, s
 			t.mu.Lock()
 			t.last = append(t.last, last...)
 			t.mu.Unlock()
-		}()
+		})
 	}
 	for range cfg.Probes {
 		go func() {
 			defer t.probes.Done()
-			var once sync.Once
-			stop := func() { once.Do(sending.Done) }
-			defer stop()
-			for time.Now().Before(end) && ctx.Err() == nil {
+			for {
+				probing.RLock()
+				if !time.Now().Before(end) || ctx.Err() != nil {
+					probing.RUnlock()
+					return
+				}
 				i := rand.IntN(len(subs))
 				t0 := time.Now()
 				tx, ok := t.send(ctx, a, i)
-				if !time.Now().Before(end) {
-					stop() // no more triggers from this probe: the phase may end
-				}
+				probing.RUnlock()
 				if ok {
 					t.probe(ctx, a, cfg, subs[i], tx, t0)
 				}
 			}
 		}()
 	}
-	sending.Wait()
+	clients.Wait()
+	probing.Lock()
 	t.took = time.Since(t.start)
 	t.sent, t.accepted = int(t.nSent.Load()), int(t.nAccepted.Load())
+	probing.Unlock()
 	return t
 }
 
