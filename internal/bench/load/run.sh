@@ -3,7 +3,9 @@
 # process against its HTTP API, then `herald bench baseline` (the same writes
 # as raw SQL, same concurrency) on another fresh store of the same kind, and
 # the ratio of the two.
-# usage: run.sh BINARY sqlite|postgres SECONDS   (BENCH_FLAGS: more flags for both, e.g. "--clients 16")
+# usage: run.sh BINARY sqlite|postgres SECONDS
+#   BENCH_FLAGS: flags of both commands (--clients, --subscribers), e.g. "--clients 16"
+#   LOAD_FLAGS: flags of `herald bench` alone, e.g. "--probes 4 --feed-duration 30s"
 set -euo pipefail
 bin=$1; store=$2; dur=${3:-60}
 dir=$(mktemp -d)
@@ -29,7 +31,7 @@ for _ in $(seq 100); do curl -sf http://127.0.0.1:$port/health >/dev/null && bre
 kill -0 $pid 2>/dev/null || { cat "$dir/serve.log"; exit 1; }
 
 # shellcheck disable=SC2086 # BENCH_FLAGS is a list of flags
-"$bin" bench --url http://127.0.0.1:$port --duration "${dur}s" --pid $pid ${BENCH_FLAGS:-} | tee "$dir/bench.txt"
+"$bin" bench --url http://127.0.0.1:$port --duration "${dur}s" --pid $pid ${BENCH_FLAGS:-} ${LOAD_FLAGS:-} | tee "$dir/bench.txt"
 kill $pid; wait $pid 2>/dev/null || true; trap - EXIT
 
 echo
