@@ -210,13 +210,24 @@ func (s *Server) providersFor(r *http.Request, c caller) (map[string]string, err
 
 // trigger runs one parsed event.
 func (s *Server) trigger(r *http.Request, t triggerRequest) (triggerJSON, error) {
+	out, params, err := s.prepareTrigger(r, &t)
+	if err != nil || params == nil {
+		return out, err
+	}
+	res, err := s.store.Trigger(r.Context(), params)
+	return s.triggered(r, t, out, res, err)
+}
+
+// prepareTrigger makes a parsed event ready for the store: its workflow, its
+// providers, its digests planned. No params means out is the whole answer.
+func (s *Server) prepareTrigger(r *http.Request, t *triggerRequest) (triggerJSON, *store.TriggerParams, error) {
 	c := callerFrom(r.Context())
 	wf, err := s.store.WorkflowGet(r.Context(), c.Scope, t.name)
 	if errors.Is(err, store.ErrNotFound) {
-		return triggerJSON{}, invalid("name", "names no workflow of this environment", t.name)
+		return triggerJSON{}, nil, invalid("name", "names no workflow of this environment", t.name)
 	}
 	if err != nil {
-		return triggerJSON{}, err
+		return triggerJSON{}, nil, err
 	}
 	if t.transactionID == "" {
 		t.transactionID = id.New()
@@ -225,14 +236,14 @@ func (s *Server) trigger(r *http.Request, t triggerRequest) (triggerJSON, error)
 	switch {
 	case !wf.Active:
 		out.Status = "trigger_not_active"
-		return out, nil
+		return out, nil, nil
 	case len(wf.Steps) == 0:
 		out.Status = "no_workflow_steps_defined"
-		return out, nil
+		return out, nil, nil
 	}
 	byChannel, err := s.providersFor(r, c)
 	if err != nil {
-		return triggerJSON{}, err
+		return triggerJSON{}, nil, err
 	}
 	params := &store.TriggerParams{
 		Scope: c.Scope, Workflow: wf, TransactionID: t.transactionID, Recipients: t.recipients,
@@ -250,9 +261,13 @@ func (s *Server) trigger(r *http.Request, t triggerRequest) (triggerJSON, error)
 	}
 	// Templates render here, before the transaction, never inside it.
 	if err := engine.PlanDigests(r.Context(), s.sandbox, s.store, params); err != nil {
-		return triggerJSON{}, err
+		return triggerJSON{}, nil, err
 	}
-	res, err := s.store.Trigger(r.Context(), params)
+	return out, params, nil
+}
+
+// triggered turns the store's answer to a prepared event into the API's.
+func (s *Server) triggered(r *http.Request, t triggerRequest, out triggerJSON, res store.TriggerResult, err error) (triggerJSON, error) {
 	if err != nil {
 		return triggerJSON{}, err
 	}
@@ -331,18 +346,34 @@ func (s *Server) eventTriggerBulk(w http.ResponseWriter, r *http.Request) error 
 	if err := o.errs.err(); err != nil {
 		return err
 	}
-	out := make([]triggerJSON, 0, len(reqs))
-	for i, t := range reqs {
-		res, err := s.trigger(r, t)
+	// The events are prepared one by one, then written together: they join
+	// the store's trigger groups at once.
+	out := make([]triggerJSON, len(reqs))
+	errs := make([]error, len(reqs))
+	var params []*store.TriggerParams
+	var at []int
+	for i := range reqs {
+		var p *store.TriggerParams
+		out[i], p, errs[i] = s.prepareTrigger(r, &reqs[i])
+		if errs[i] == nil && p != nil {
+			params, at = append(params, p), append(at, i)
+		}
+	}
+	if len(params) > 0 {
+		for k, o := range s.store.TriggerMany(r.Context(), params) {
+			i := at[k]
+			out[i], errs[i] = s.triggered(r, reqs[i], out[i], o.Result, o.Err)
+		}
+	}
+	for i, err := range errs {
 		var ae *apiError
 		if errors.As(err, &ae) && ae.status < 500 {
 			// One event's mistake does not undo the others.
-			res = triggerJSON{Acknowledged: false, Status: "error", TransactionID: t.transactionID}
+			out[i] = triggerJSON{Acknowledged: false, Status: "error", TransactionID: reqs[i].transactionID}
 			s.log.DebugContext(r.Context(), "bulk trigger event rejected", "index", i, "reason", ae.message)
 		} else if err != nil {
 			return err
 		}
-		out = append(out, res)
 	}
 	s.writeJSON(w, http.StatusCreated, out)
 	return nil

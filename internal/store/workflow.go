@@ -181,6 +181,12 @@ type TriggerResult struct {
 	MissingTopics []string
 }
 
+// TriggerOutcome is one event's answer from TriggerMany.
+type TriggerOutcome struct {
+	Result TriggerResult
+	Err    error
+}
+
 // Claimed is a job claimed by a worker, with what running it needs.
 type Claimed struct {
 	Job          Job
@@ -260,6 +266,10 @@ type Pipeline interface {
 	// Trigger creates, in one transaction, the notification of each
 	// recipient and one job per workflow step, the first queued.
 	Trigger(ctx context.Context, p *TriggerParams) (TriggerResult, error)
+	// TriggerMany is Trigger for several events: each is written as if
+	// alone (one event's failure fails only that event) and the outcomes
+	// come back in the order of ps.
+	TriggerMany(ctx context.Context, ps []*TriggerParams) []TriggerOutcome
 	// TriggerCancel cancels the jobs of a transaction that have not run yet
 	// and reports how many.
 	TriggerCancel(ctx context.Context, scope Scope, transactionID string) (int, error)

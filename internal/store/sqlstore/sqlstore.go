@@ -46,6 +46,8 @@ type DB struct {
 	url    string // PostgreSQL only, for the LISTEN connection
 	notify notifier
 	gate   *writeGate
+	// triggers gathers concurrent triggers into groups (trigger_group.go).
+	triggers triggerQueue
 	// realtime is the after-commit hook of inbox changes (realtime.go).
 	realtime realtimeHook
 

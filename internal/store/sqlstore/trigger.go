@@ -3,17 +3,12 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/herald-notify/herald/internal/id"
 	"github.com/herald-notify/herald/internal/store"
 )
-
-// errDuplicate rolls back a trigger whose transactionId was used before.
-var errDuplicate = errors.New("sqlstore: duplicate transaction")
 
 // Column types of the rows a trigger inserts, for the casts PostgreSQL needs
 // when values come through a VALUES list.
@@ -28,105 +23,6 @@ var (
 // triggerRows are the rows one trigger writes.
 type triggerRows struct {
 	notifications, jobs, details [][]any
-}
-
-// Trigger implements store.Pipeline. On PostgreSQL, after the recipients
-// are found or upserted, one statement claims the transactionId and writes
-// every notification, job and execution detail (data-modifying CTEs): four
-// round trips in all whatever the workflow. On SQLite, in process, the
-// statements are plain.
-func (db *DB) Trigger(ctx context.Context, p *store.TriggerParams) (store.TriggerResult, error) {
-	var res store.TriggerResult
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		pg := db.d.name == "postgres"
-		if !pg {
-			r, err := tx.ExecContext(ctx, "INSERT INTO transactions (environment_id, transaction_id, workflow_id, created_at)"+
-				" VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING", p.EnvironmentID, p.TransactionID, p.Workflow.ID, ms(p.Now))
-			if err != nil {
-				return err
-			}
-			if n, _ := r.RowsAffected(); n == 0 {
-				return errDuplicate
-			}
-		}
-		channels := make([]string, 0, len(p.Workflow.Steps))
-		for _, s := range p.Workflow.Steps {
-			channels = append(channels, s.Type)
-		}
-		var rows triggerRows
-		notifications := make([]store.Notification, 0, len(p.Recipients))
-		var plans []*store.DigestJoinParams
-		known, err := db.knownSubscribers(ctx, tx, p)
-		if err != nil {
-			return err
-		}
-		for i, rcp := range p.Recipients {
-			sub, ok := known[rcp.SubscriberID]
-			if !ok || rcp.Upsert != nil {
-				if sub, err = db.triggerSubscriber(ctx, tx, p, rcp); err != nil {
-					return err
-				}
-				known[sub.SubscriberID] = sub
-			}
-			n := store.Notification{
-				ID: id.NewAt(p.Now), OrganizationID: p.OrganizationID, EnvironmentID: p.EnvironmentID,
-				WorkflowID: p.Workflow.ID, SubscriberID: sub.ID, TransactionID: p.TransactionID, Payload: p.Payload,
-				Overrides: p.Overrides, Actor: p.Actor, Tags: p.Tags, Channels: channels, CreatedAt: p.Now, UpdatedAt: p.Now,
-			}
-			n.To, _ = json.Marshal(map[string]any{"subscriberId": sub.SubscriberID})
-			notifications = append(notifications, n)
-			if p.DigestPlans != nil {
-				plans = append(plans, triggerDigestPlan(p, p.DigestPlans[i], n))
-			}
-		}
-		places, err := db.placeTriggerDigests(ctx, tx, plans)
-		if err != nil {
-			return err
-		}
-		for i, n := range notifications {
-			var plan *store.DigestJoinParams
-			var place digestPlacement
-			if plans != nil && plans[i] != nil {
-				plan, place = plans[i], places[i]
-				if place.outcome == store.DigestMerged {
-					n.DigestedNotificationID = place.leaderNotificationID
-				}
-			}
-			rows.add(p, n, plan, place)
-			res.Notifications = append(res.Notifications, n)
-		}
-		if pg {
-			if err := db.insertTriggerPostgres(ctx, tx, p, rows); err != nil {
-				return err
-			}
-		} else {
-			for _, t := range []struct {
-				table, cols string
-				rows        [][]any
-			}{{"notifications", notificationCols, rows.notifications}, {"jobs", jobCols, rows.jobs},
-				{"execution_details", detailCols, rows.details}} {
-				if err := db.insertRows(ctx, tx, t.table, t.cols, t.rows); err != nil {
-					return err
-				}
-			}
-		}
-		if len(p.Topics) == 0 && !p.Broadcast {
-			return nil
-		}
-		direct := make([]string, 0, len(notifications))
-		for _, n := range notifications {
-			direct = append(direct, n.SubscriberID)
-		}
-		res.FanoutJobID, res.MissingTopics, err = db.insertFanout(ctx, tx, p, direct)
-		return err
-	})
-	if errors.Is(err, errDuplicate) {
-		return store.TriggerResult{Duplicate: true}, nil
-	}
-	if err == nil && len(p.Workflow.Steps) > 0 {
-		db.notifyJobs()
-	}
-	return res, err
 }
 
 // triggerDigestPlan completes the plan of the first step, a digest, of one
@@ -252,46 +148,6 @@ func castValues(a *args, rows [][]any, types []string) string {
 		vals[r] = "(" + strings.Join(ph, ", ") + ")"
 	}
 	return strings.Join(vals, ", ")
-}
-
-// insertTriggerPostgres claims the transactionId and writes the trigger's
-// rows in one statement; errDuplicate when the transactionId was used.
-func (db *DB) insertTriggerPostgres(ctx context.Context, tx *sql.Tx, p *store.TriggerParams, rows triggerRows) error {
-	a := args{p.EnvironmentID, p.TransactionID, p.Workflow.ID, ms(p.Now)}
-	q := "WITH t AS (INSERT INTO transactions (environment_id, transaction_id, workflow_id, created_at)" +
-		" VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING 1)"
-	for i, part := range []struct {
-		table, cols string
-		rows        [][]any
-		types       []string
-	}{{"notifications", notificationCols, rows.notifications, notificationTypes}, {"jobs", jobCols, rows.jobs, jobTypes},
-		{"execution_details", detailCols, rows.details, detailTypes}} {
-		if len(part.rows) == 0 {
-			continue
-		}
-		q += fmt.Sprintf(", w%d AS (INSERT INTO %s (%s) SELECT * FROM (VALUES %s) v WHERE EXISTS (SELECT 1 FROM t))",
-			i, part.table, part.cols, castValues(&a, part.rows, part.types))
-	}
-	var claimed int
-	if err := tx.QueryRowContext(ctx, q+" SELECT count(*) FROM t", a...).Scan(&claimed); err != nil {
-		return fmt.Errorf("sqlstore: trigger: %w", err)
-	}
-	if claimed == 0 {
-		return errDuplicate
-	}
-	return nil
-}
-
-// knownSubscribers finds the recipients named by subscriberId alone, in one
-// statement per chunk.
-func (db *DB) knownSubscribers(ctx context.Context, tx *sql.Tx, p *store.TriggerParams) (map[string]store.Subscriber, error) {
-	var ids []string
-	for _, r := range p.Recipients {
-		if r.Upsert == nil {
-			ids = append(ids, r.SubscriberID)
-		}
-	}
-	return db.subscribersBySubscriberID(ctx, tx, p.EnvironmentID, ids)
 }
 
 // triggerSubscriber upserts the recipient: its fields when the trigger gave

@@ -1,0 +1,470 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/herald-notify/herald/internal/id"
+	"github.com/herald-notify/herald/internal/store"
+)
+
+// Group commit. Triggers that arrive while others are being written wait
+// for the next group: one committer takes every trigger waiting at that
+// moment (up to maxGroupTriggers, or maxGroupJobs rows of jobs) and writes
+// them in one transaction with multi-row statements — on PostgreSQL five
+// round trips for the group whatever its size (begin, claim the
+// transactionIds, find the recipients, insert notifications, jobs and
+// details, commit). Nothing waits on a timer: under light load a group is
+// one trigger, written at once; under heavy load groups grow with the queue.
+// Each caller is answered after the commit that holds its trigger. When a
+// group fails, its triggers are written again one at a time, so one bad
+// trigger fails alone.
+
+const (
+	maxGroupTriggers = 128
+	maxGroupJobs     = 2048
+	// groupTimeout bounds a group's transaction: the group's callers have
+	// contexts of their own, but the group is theirs together.
+	groupTimeout = time.Minute
+)
+
+var errClosed = errors.New("sqlstore: store closed")
+
+// triggerCall is one trigger waiting for the group that writes it.
+type triggerCall struct {
+	ctx  context.Context
+	p    *store.TriggerParams
+	res  store.TriggerResult
+	err  error
+	done chan struct{}
+}
+
+// triggerQueue hands triggers to the committers, started on first use.
+type triggerQueue struct {
+	once sync.Once
+	in   chan *triggerCall
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+// committers is how many groups are written at once: one on SQLite's single
+// writer; on PostgreSQL one per CPU, so that a group is built while another
+// waits on the server.
+func (db *DB) committers() int {
+	if db.d.name == "postgres" {
+		return runtime.GOMAXPROCS(0)
+	}
+	return 1
+}
+
+func (q *triggerQueue) start(db *DB) {
+	q.once.Do(func() {
+		q.in, q.stop = make(chan *triggerCall), make(chan struct{})
+		for range db.committers() {
+			q.wg.Add(1)
+			go func() {
+				defer q.wg.Done()
+				db.commitTriggers()
+			}()
+		}
+		db.closers = append([]func() error{q.close}, db.closers...)
+	})
+}
+
+// close stops the committers once their groups are written.
+func (q *triggerQueue) close() error {
+	close(q.stop)
+	q.wg.Wait()
+	return nil
+}
+
+// Trigger implements store.Pipeline.
+func (db *DB) Trigger(ctx context.Context, p *store.TriggerParams) (store.TriggerResult, error) {
+	out := db.TriggerMany(ctx, []*store.TriggerParams{p})
+	return out[0].Result, out[0].Err
+}
+
+// TriggerMany implements store.Pipeline: the events join the groups being
+// formed, and each is answered once the commit that holds it is done.
+func (db *DB) TriggerMany(ctx context.Context, ps []*store.TriggerParams) []store.TriggerOutcome {
+	db.triggers.start(db)
+	calls := make([]*triggerCall, len(ps))
+	for i, p := range ps {
+		c := &triggerCall{ctx: ctx, p: p, done: make(chan struct{})}
+		calls[i] = c
+		select {
+		case db.triggers.in <- c:
+		case <-ctx.Done():
+			c.finish(store.TriggerResult{}, ctx.Err())
+		case <-db.triggers.stop:
+			c.finish(store.TriggerResult{}, errClosed)
+		}
+	}
+	out := make([]store.TriggerOutcome, len(calls))
+	for i, c := range calls {
+		<-c.done // a group once started is answered, whatever ctx does
+		out[i] = store.TriggerOutcome{Result: c.res, Err: c.err}
+	}
+	return out
+}
+
+func (c *triggerCall) finish(res store.TriggerResult, err error) {
+	c.res, c.err = res, err
+	close(c.done)
+}
+
+type txKey struct{ env, tx string }
+
+// commitTriggers forms and writes groups until the store closes. A trigger
+// whose transactionId is already in the forming group waits for the next,
+// where it is found a duplicate (or written, if the first failed).
+func (db *DB) commitTriggers() {
+	q := &db.triggers
+	var carry []*triggerCall
+	defer func() {
+		for _, c := range carry {
+			c.finish(store.TriggerResult{}, errClosed)
+		}
+	}()
+	for {
+		var group []*triggerCall
+		keys := map[txKey]bool{}
+		jobs := 0
+		add := func(c *triggerCall) bool {
+			k := txKey{c.p.EnvironmentID, c.p.TransactionID}
+			if keys[k] {
+				carry = append(carry, c)
+				return true
+			}
+			n := len(c.p.Recipients) * len(c.p.Workflow.Steps)
+			if len(group) > 0 && jobs+n > maxGroupJobs {
+				carry = append(carry, c)
+				return false
+			}
+			keys[k], jobs = true, jobs+n
+			group = append(group, c)
+			return true
+		}
+		pending := carry
+		carry = nil
+		for i, c := range pending {
+			if len(group) == maxGroupTriggers {
+				carry = append(carry, pending[i:]...)
+				break
+			}
+			if !add(c) {
+				carry = append(carry, pending[i+1:]...)
+				break
+			}
+		}
+		if len(group) == 0 {
+			select {
+			case c := <-q.in:
+				add(c)
+			case <-q.stop:
+				return
+			}
+		}
+	drain:
+		for len(group) < maxGroupTriggers && len(carry) == 0 {
+			select {
+			case c := <-q.in:
+				if !add(c) {
+					break drain
+				}
+			default:
+				break drain
+			}
+		}
+		db.writeGroup(group)
+	}
+}
+
+// writeGroup writes a group in one transaction, or, when that fails, each
+// of its triggers in a transaction of its own.
+func (db *DB) writeGroup(group []*triggerCall) {
+	live := group[:0:0]
+	for _, c := range group {
+		if err := c.ctx.Err(); err != nil {
+			c.finish(store.TriggerResult{}, err) // its caller has gone; nothing was written
+			continue
+		}
+		live = append(live, c)
+	}
+	if len(live) == 0 {
+		return
+	}
+	results, err := db.writeTriggers(live)
+	if err != nil && len(live) > 1 {
+		for _, c := range live {
+			res, err := db.writeTriggers([]*triggerCall{c})
+			if err != nil {
+				c.finish(store.TriggerResult{}, err)
+				continue
+			}
+			c.finish(res[0], nil)
+		}
+		return
+	}
+	for i, c := range live {
+		if err != nil {
+			c.finish(store.TriggerResult{}, err)
+			continue
+		}
+		c.finish(results[i], nil)
+	}
+}
+
+// writeTriggers writes the triggers of calls in one transaction.
+func (db *DB) writeTriggers(calls []*triggerCall) (results []store.TriggerResult, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), groupTimeout)
+	defer cancel()
+	defer func() {
+		if p := recover(); p != nil { // never leave the callers waiting
+			results, err = nil, fmt.Errorf("sqlstore: trigger group: panic: %v", p)
+		}
+	}()
+	steps := false
+	err = db.inTx(ctx, func(tx *sql.Tx) error {
+		results = make([]store.TriggerResult, len(calls))
+		claimed, err := db.claimTransactions(ctx, tx, calls)
+		if err != nil {
+			return err
+		}
+		g := &triggerGroup{db: db, tx: tx}
+		var live []int
+		for i, c := range calls {
+			if !claimed[txKey{c.p.EnvironmentID, c.p.TransactionID}] {
+				results[i].Duplicate = true
+				continue
+			}
+			live = append(live, i)
+			steps = steps || len(c.p.Workflow.Steps) > 0
+		}
+		if err := g.findRecipients(ctx, calls, live); err != nil {
+			return err
+		}
+		for _, i := range live {
+			if results[i].Notifications, err = g.notifications(ctx, calls[i].p); err != nil {
+				return err
+			}
+		}
+		if err := g.placeAndAdd(ctx, calls, live, results); err != nil {
+			return err
+		}
+		if err := db.insertTriggerRows(ctx, tx, g.rows); err != nil {
+			return err
+		}
+		for _, i := range live {
+			p := calls[i].p
+			if len(p.Topics) == 0 && !p.Broadcast {
+				continue
+			}
+			direct := make([]string, 0, len(results[i].Notifications))
+			for _, n := range results[i].Notifications {
+				direct = append(direct, n.SubscriberID)
+			}
+			if results[i].FanoutJobID, results[i].MissingTopics, err = db.insertFanout(ctx, tx, p, direct); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if steps {
+		db.notifyJobs()
+	}
+	return results, nil
+}
+
+// claimTransactions inserts the transactionIds of calls and returns those
+// that were new (the others were used before: duplicates).
+func (db *DB) claimTransactions(ctx context.Context, tx *sql.Tx, calls []*triggerCall) (map[txKey]bool, error) {
+	claimed := make(map[txKey]bool, len(calls))
+	for start := 0; start < len(calls); start += db.rowsPerStatement() {
+		var a args
+		q := "INSERT INTO transactions (environment_id, transaction_id, workflow_id, created_at) VALUES "
+		for i, c := range calls[start:min(start+db.rowsPerStatement(), len(calls))] {
+			if i > 0 {
+				q += ", "
+			}
+			q += "(" + a.add(c.p.EnvironmentID) + ", " + a.add(c.p.TransactionID) + ", " + a.add(c.p.Workflow.ID) + ", " +
+				a.add(ms(c.p.Now)) + ")"
+		}
+		rows, err := tx.QueryContext(ctx, q+" ON CONFLICT DO NOTHING RETURNING environment_id, transaction_id", a...)
+		if err != nil {
+			return nil, fmt.Errorf("sqlstore: claim transactions: %w", err)
+		}
+		for rows.Next() {
+			var k txKey
+			if err := rows.Scan(&k.env, &k.tx); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			claimed[k] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return claimed, nil
+}
+
+// triggerGroup is the state of a group being written.
+type triggerGroup struct {
+	db *DB
+	tx *sql.Tx
+	// known are the recipients found, by environment then subscriberId.
+	known map[string]map[string]store.Subscriber
+	rows  triggerRows
+}
+
+// findRecipients loads the recipients named by subscriberId alone, one
+// statement per environment (and chunk).
+func (g *triggerGroup) findRecipients(ctx context.Context, calls []*triggerCall, live []int) error {
+	ids := map[string][]string{}
+	var envs []string
+	for _, i := range live {
+		p := calls[i].p
+		if _, ok := ids[p.EnvironmentID]; !ok {
+			envs = append(envs, p.EnvironmentID)
+			ids[p.EnvironmentID] = nil
+		}
+		for _, r := range p.Recipients {
+			if r.Upsert == nil {
+				ids[p.EnvironmentID] = append(ids[p.EnvironmentID], r.SubscriberID)
+			}
+		}
+	}
+	g.known = make(map[string]map[string]store.Subscriber, len(envs))
+	for _, env := range envs {
+		known, err := g.db.subscribersBySubscriberID(ctx, g.tx, env, ids[env])
+		if err != nil {
+			return err
+		}
+		g.known[env] = known
+	}
+	return nil
+}
+
+// notifications builds the notifications of one trigger, upserting the
+// recipients that asked for it or were not found.
+func (g *triggerGroup) notifications(ctx context.Context, p *store.TriggerParams) ([]store.Notification, error) {
+	channels := make([]string, 0, len(p.Workflow.Steps))
+	for _, s := range p.Workflow.Steps {
+		channels = append(channels, s.Type)
+	}
+	known := g.known[p.EnvironmentID]
+	out := make([]store.Notification, 0, len(p.Recipients))
+	for _, rcp := range p.Recipients {
+		sub, ok := known[rcp.SubscriberID]
+		if !ok || rcp.Upsert != nil {
+			var err error
+			if sub, err = g.db.triggerSubscriber(ctx, g.tx, p, rcp); err != nil {
+				return nil, err
+			}
+			known[sub.SubscriberID] = sub
+		}
+		n := store.Notification{
+			ID: id.NewAt(p.Now), OrganizationID: p.OrganizationID, EnvironmentID: p.EnvironmentID,
+			WorkflowID: p.Workflow.ID, SubscriberID: sub.ID, TransactionID: p.TransactionID, Payload: p.Payload,
+			Overrides: p.Overrides, Actor: p.Actor, Tags: p.Tags, Channels: channels, CreatedAt: p.Now, UpdatedAt: p.Now,
+		}
+		n.To, _ = json.Marshal(map[string]any{"subscriberId": sub.SubscriberID})
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// placeAndAdd places every digest planned at trigger time in the group in
+// one pass (so that an event sees a window another trigger of the group
+// opened), then adds each notification's rows.
+func (g *triggerGroup) placeAndAdd(ctx context.Context, calls []*triggerCall, live []int, results []store.TriggerResult) error {
+	var plans []*store.DigestJoinParams
+	for _, i := range live {
+		p := calls[i].p
+		for k, n := range results[i].Notifications {
+			if p.DigestPlans != nil {
+				plans = append(plans, triggerDigestPlan(p, p.DigestPlans[k], n))
+			} else {
+				plans = append(plans, nil)
+			}
+		}
+	}
+	places, err := g.db.placeTriggerDigests(ctx, g.tx, plans)
+	if err != nil {
+		return err
+	}
+	at := 0
+	for _, i := range live {
+		for k, n := range results[i].Notifications {
+			plan, place := plans[at], places[at]
+			at++
+			if plan != nil && place.outcome == store.DigestMerged {
+				n.DigestedNotificationID = place.leaderNotificationID
+				results[i].Notifications[k] = n
+			}
+			g.rows.add(calls[i].p, n, plan, place)
+		}
+	}
+	return nil
+}
+
+// maxStatementArgs keeps a statement under PostgreSQL's 65,535 parameters.
+const maxStatementArgs = 60000
+
+// insertTriggerRows writes a group's notifications, jobs and details: on
+// PostgreSQL in one statement when its arguments fit (data-modifying CTEs),
+// else a chunk per statement.
+func (db *DB) insertTriggerRows(ctx context.Context, tx *sql.Tx, rows triggerRows) error {
+	parts := []struct {
+		table, cols string
+		rows        [][]any
+		types       []string
+	}{{"notifications", notificationCols, rows.notifications, notificationTypes}, {"jobs", jobCols, rows.jobs, jobTypes},
+		{"execution_details", detailCols, rows.details, detailTypes}}
+	total := 0
+	for _, part := range parts {
+		if len(part.rows) > 0 {
+			total += len(part.rows) * len(part.rows[0])
+		}
+	}
+	if db.d.name == "postgres" && total > 0 && total <= maxStatementArgs {
+		var a args
+		var inserts []string
+		for _, part := range parts {
+			if len(part.rows) > 0 {
+				inserts = append(inserts, "INSERT INTO "+part.table+" ("+part.cols+") SELECT * FROM (VALUES "+
+					castValues(&a, part.rows, part.types)+") v")
+			}
+		}
+		stmt := inserts[len(inserts)-1]
+		if len(inserts) > 1 {
+			ctes := make([]string, len(inserts)-1)
+			for i, ins := range inserts[:len(inserts)-1] {
+				ctes[i] = fmt.Sprintf("w%d AS (%s)", i, ins)
+			}
+			stmt = "WITH " + strings.Join(ctes, ", ") + " " + stmt
+		}
+		if _, err := tx.ExecContext(ctx, stmt, a...); err != nil {
+			return fmt.Errorf("sqlstore: trigger: %w", err)
+		}
+		return nil
+	}
+	for _, part := range parts {
+		if err := db.insertRows(ctx, tx, part.table, part.cols, part.rows); err != nil {
+			return err
+		}
+	}
+	return nil
+}
