@@ -81,15 +81,6 @@ func (db *DB) skipLocked() string {
 	return ""
 }
 
-// DigestJoin implements store.Pipeline.
-func (db *DB) DigestJoin(ctx context.Context, p *store.DigestJoinParams) (store.DigestJoinResult, error) {
-	res, err := db.DigestJoinMany(ctx, []*store.DigestJoinParams{p})
-	if err != nil {
-		return store.DigestJoinResult{}, err
-	}
-	return res[0], nil
-}
-
 // DigestJoinMany implements store.Pipeline: the claimed digest jobs of a
 // batch are placed together, in one transaction and a few set-based
 // statements whatever the batch's size (see placeDigests). A job whose lease
@@ -116,8 +107,7 @@ func (db *DB) DigestJoinMany(ctx context.Context, ps []*store.DigestJoinParams) 
 			return err
 		}
 		for k, i := range at {
-			results[i] = store.DigestJoinResult{Outcome: places[k].outcome, LeaderNotificationID: places[k].leaderNotificationID,
-				Applied: true}
+			results[i] = store.DigestJoinResult{Outcome: places[k].outcome, LeaderNotificationID: places[k].leaderNotificationID}
 		}
 		return nil
 	})

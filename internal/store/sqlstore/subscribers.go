@@ -354,39 +354,6 @@ func (db *DB) subscriberChannelsChange(ctx context.Context, scope store.Scope, s
 	return out, err
 }
 
-// SubscriberBulkInsert implements store.Subscribers.
-func (db *DB) SubscriberBulkInsert(ctx context.Context, subs []store.Subscriber) error {
-	perStatement := 500
-	if db.d.name == "sqlite" {
-		// The SQLite driver binds $n arguments in time quadratic in their
-		// number per statement: 500 rows (7,000 arguments) made 50,000 rows
-		// take 15 s; 10 rows a statement takes under 1 s.
-		perStatement = 10
-	}
-	return db.inTx(ctx, func(tx *sql.Tx) error {
-		for start := 0; start < len(subs); start += perStatement {
-			batch := subs[start:min(start+perStatement, len(subs))]
-			var a args
-			var rows []string
-			for _, s := range batch {
-				rows = append(rows, "("+strings.Join([]string{a.add(s.ID), a.add(s.OrganizationID), a.add(s.EnvironmentID),
-					a.add(s.SubscriberID), a.add(s.FirstName), a.add(s.LastName), a.add(s.Email), a.add(s.Phone),
-					a.add(s.Avatar), a.add(s.Locale), a.add(s.Timezone), a.add(nullJSON(s.Data)),
-					a.add(ms(s.CreatedAt)), a.add(ms(s.UpdatedAt))}, ", ")+")")
-			}
-			if _, err := tx.ExecContext(ctx, "INSERT INTO subscribers (id, organization_id, environment_id, subscriber_id,"+
-				" first_name, last_name, email, phone, avatar, locale, timezone, data, created_at, updated_at) VALUES "+
-				strings.Join(rows, ", "), a...); err != nil {
-				if db.d.unique(err) {
-					return store.ErrConflict
-				}
-				return fmt.Errorf("sqlstore: bulk insert: %w", err)
-			}
-		}
-		return nil
-	})
-}
-
 // subscribersBySubscriberID reads the existing subscribers among the
 // subscriberIds of an environment.
 func (db *DB) subscribersBySubscriberID(ctx context.Context, q querier, environmentID string, ids []string) (map[string]store.Subscriber, error) {
