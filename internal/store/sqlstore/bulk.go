@@ -22,8 +22,5 @@ func bulkRow(s *store.Subscriber) []any {
 // anonymous placeholders (binding thousands of numbered ones costs time
 // quadratic in their count). A subscriberId that exists is store.ErrConflict.
 func (db *DB) SubscriberBulkLoad(ctx context.Context, subs []store.Subscriber) error {
-	if db.d.name == "postgres" {
-		return db.bulkLoadPostgres(ctx, subs)
-	}
-	return db.bulkLoadSQLite(ctx, subs)
+	return db.d.loadSubscribers(db, ctx, subs)
 }

@@ -41,13 +41,9 @@ func (db *DB) MessageBulkLoad(ctx context.Context, msgs []store.Message) error {
 	if err != nil {
 		return fmt.Errorf("sqlstore: message bulk load: %w", err)
 	}
-	if db.d.name == "postgres" {
-		err = copyMessages(ctx, conn, msgs)
-	} else {
-		err = insertMessagesSQLite(ctx, tx, msgs)
-	}
+	err = db.d.loadMessages(ctx, conn, tx, msgs)
 	if err == nil {
-		counts.perStatement = db.countsRowsPerStatement()
+		counts.perStatement = db.d.countsPerStatement
 		err = db.applyCounts(ctx, tx, &counts)
 	}
 	if err == nil {

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"slices"
 	"strings"
 	"time"
@@ -20,7 +19,7 @@ func (db *DB) JobResumeDue(ctx context.Context, now time.Time) (int, error) {
 	n := 0
 	err := db.inTxPipeline(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, "UPDATE jobs SET status = 'completed', updated_at = $1 WHERE id IN"+
-			" (SELECT id FROM jobs WHERE status = 'delayed' AND run_at <= $1 ORDER BY run_at LIMIT 500"+db.skipLocked()+")"+
+			" (SELECT id FROM jobs WHERE status = 'delayed' AND run_at <= $1 ORDER BY run_at LIMIT 500"+db.d.skipLocked+")"+
 			" RETURNING id, notification_id, environment_id, step_index, type, provider_id, digest, created_at, run_at", ms(now))
 		if err != nil {
 			return err
@@ -72,13 +71,6 @@ func (db *DB) JobResumeDue(ctx context.Context, now time.Time) (int, error) {
 		return db.insertDetailsBatched(ctx, tx, details)
 	})
 	return n, err
-}
-
-func (db *DB) skipLocked() string {
-	if db.d.name == "postgres" {
-		return " FOR UPDATE SKIP LOCKED"
-	}
-	return ""
 }
 
 // DigestJoinMany implements store.Pipeline: the claimed digest jobs of a
@@ -176,10 +168,8 @@ func (db *DB) placeDigests(ctx context.Context, tx *sql.Tx, ps []*store.DigestJo
 	if len(ps) == 0 {
 		return places, nil
 	}
-	if db.d.name == "postgres" {
-		if err := lockDigestKeys(ctx, tx, ps); err != nil {
-			return nil, err
-		}
+	if err := db.lockDigestKeys(ctx, tx, ps); err != nil {
+		return nil, err
 	}
 	windows, last, err := db.digestState(ctx, tx, ps)
 	if err != nil {
@@ -227,22 +217,14 @@ func (db *DB) placeDigests(ctx context.Context, tx *sql.Tx, ps []*store.DigestJo
 	return places, db.appendDigestEvents(ctx, tx, windows, ps[0].Now)
 }
 
-// lockDigestKeys takes the transaction-scoped advisory lock of every key of
-// the events, in ascending order so that two placements cannot deadlock.
-func lockDigestKeys(ctx context.Context, tx *sql.Tx, ps []*store.DigestJoinParams) error {
-	keys := make([]int64, 0, len(ps))
+// lockDigestKeys takes the transaction-scoped lock of every key of ps (see
+// dialect.lockKeys).
+func (db *DB) lockDigestKeys(ctx context.Context, tx *sql.Tx, ps []*store.DigestJoinParams) error {
+	names := make([]string, 0, len(ps))
 	for _, p := range ps {
-		h := fnv.New64a()
-		h.Write([]byte(digestLockKey(p)))
-		keys = append(keys, int64(h.Sum64()))
+		names = append(names, digestLockKey(p))
 	}
-	slices.Sort(keys)
-	keys = slices.Compact(keys)
-	_, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(k) FROM unnest(CAST($1 AS BIGINT[])) AS u(k)", keys)
-	if err != nil {
-		return fmt.Errorf("sqlstore: digest locks: %w", err)
-	}
-	return nil
+	return db.d.lockKeys(ctx, tx, "digest", names)
 }
 
 // digestGroup is the events of one workflow step of one environment.

@@ -97,14 +97,6 @@ func (d countDelta) move(from code, to int, tags string, n int) {
 	}
 }
 
-// countsRowsPerStatement bounds the rows of one upsert (7 arguments a row).
-func (db *DB) countsRowsPerStatement() int {
-	if db.d.name == "postgres" {
-		return 5000
-	}
-	return 100
-}
-
 // pendingCounts gathers count changes of a transaction, applied at its end
 // in (subscriber, state) order: transactions touching the same subscribers
 // then lock their count rows in one order and cannot deadlock.
@@ -181,15 +173,10 @@ func (p *pendingCounts) rows() []countsRow {
 }
 
 // applyCounts applies gathered count changes with multi-row upserts (and
-// notes the change for the realtime hook, realtime.go). On PostgreSQL a tag
-// set is keyed by its digest (inbox_counts_key): 16 tags of 64 four-byte
-// characters are longer than an index row may be.
+// notes the change for the realtime hook, realtime.go), keyed as the
+// dialect keys a tag set (dialect.countsConflict).
 func (db *DB) applyCounts(ctx context.Context, q querier, p *pendingCounts) error {
 	noteInboxChanges(q, p)
-	conflict := "(subscriber_id, state, tags)"
-	if db.d.name == "postgres" {
-		conflict = "(subscriber_id, state, md5(tags))"
-	}
 	rows := p.rows()
 	per := p.perStatement
 	if per <= 0 {
@@ -203,7 +190,7 @@ func (db *DB) applyCounts(ctx context.Context, q querier, p *pendingCounts) erro
 				a.add(p.env[r.subscriber]), a.add(r.n[0]), a.add(r.n[2]), a.add(r.n[1]), a.add(r.n[3])}, ", ")+")")
 		}
 		if _, err := q.ExecContext(ctx, "INSERT INTO inbox_counts (subscriber_id, state, tags, environment_id, unread_unseen,"+
-			" unread_seen, read_unseen, read_seen) VALUES "+strings.Join(vals, ", ")+" ON CONFLICT "+conflict+
+			" unread_seen, read_unseen, read_seen) VALUES "+strings.Join(vals, ", ")+" ON CONFLICT "+db.d.countsConflict+
 			" DO UPDATE SET unread_unseen = inbox_counts.unread_unseen + excluded.unread_unseen,"+
 			" unread_seen = inbox_counts.unread_seen + excluded.unread_seen,"+
 			" read_unseen = inbox_counts.read_unseen + excluded.read_unseen,"+

@@ -67,11 +67,7 @@ func orJSON(v store.JSON, def string) string {
 // primaries on PostgreSQL (SQLite has one writer already). NO KEY UPDATE
 // does not block the foreign-key checks of rows referencing the environment.
 func (db *DB) lockPrimaries(ctx context.Context, tx *sql.Tx, environmentID string) error {
-	if db.d.name != "postgres" {
-		return nil
-	}
-	_, err := tx.ExecContext(ctx, "SELECT 1 FROM environments WHERE id = $1 FOR NO KEY UPDATE", environmentID)
-	return err
+	return db.d.lock(ctx, tx, "SELECT 1 FROM environments WHERE id = $1 FOR NO KEY UPDATE", environmentID)
 }
 
 // demotePrimaries makes every other integration of the channel not primary.

@@ -24,9 +24,11 @@ const maintainLock = 0x6865726c64 // "herld"
 // entries of every status change. SQLite needs neither: it keeps no
 // statistics unless asked and reuses free pages itself.
 func (db *DB) Maintain(ctx context.Context) ([]string, error) {
-	if db.d.name != "postgres" {
-		return nil, nil
-	}
+	return db.d.maintain(db, ctx)
+}
+
+// maintainPostgres is PostgreSQL's dialect.maintain.
+func (db *DB) maintainPostgres(ctx context.Context) ([]string, error) {
 	conn, err := db.w.Conn(ctx)
 	if err != nil {
 		return nil, err

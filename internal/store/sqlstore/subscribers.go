@@ -163,7 +163,7 @@ func (db *DB) SubscriberSearch(ctx context.Context, p *store.SubscriberSearchPar
 	} {
 		if f.v != nil {
 			if f.col == "email" {
-				if cond, ok := db.emailWordsFilter(&a, *f.v); ok {
+				if cond, ok := db.d.emailWords(&a, *f.v); ok {
 					where = append(where, cond)
 					continue
 				}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"hash/fnv"
 	"slices"
 	"strings"
 
@@ -98,10 +97,8 @@ func (db *DB) SubscriberBulkUpsert(ctx context.Context, p *store.SubscriberBulkU
 	}
 	now := ms(db.now())
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		if db.d.name == "postgres" {
-			if err := lockSubscriberIDs(ctx, tx, p.EnvironmentID, rows); err != nil {
-				return err
-			}
+		if err := db.lockSubscriberIDs(ctx, tx, p.EnvironmentID, rows); err != nil {
+			return err
 		}
 		for _, m := range masks {
 			g := groups[m]
@@ -164,21 +161,14 @@ func upsertSubscriberRows(ctx context.Context, tx *sql.Tx, scope store.Scope, ro
 	return res.Err()
 }
 
-// lockSubscriberIDs takes a transaction-scoped advisory lock per
-// subscriberId of rows, keys in ascending order.
-func lockSubscriberIDs(ctx context.Context, tx *sql.Tx, environmentID string, rows []*bulkUpsertRow) error {
-	keys := make([]int64, 0, len(rows))
+// lockSubscriberIDs takes a transaction-scoped lock per subscriberId of rows
+// (see dialect.lockKeys).
+func (db *DB) lockSubscriberIDs(ctx context.Context, tx *sql.Tx, environmentID string, rows []*bulkUpsertRow) error {
+	names := make([]string, 0, len(rows))
 	for _, r := range rows {
-		h := fnv.New64a()
-		h.Write([]byte("subscriber\x00" + environmentID + "\x00" + r.p.SubscriberID))
-		keys = append(keys, int64(h.Sum64()))
+		names = append(names, "subscriber\x00"+environmentID+"\x00"+r.p.SubscriberID)
 	}
-	slices.Sort(keys)
-	keys = slices.Compact(keys)
-	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(k) FROM unnest(CAST($1 AS BIGINT[])) AS u(k)", keys); err != nil {
-		return fmt.Errorf("sqlstore: subscriber locks: %w", err)
-	}
-	return nil
+	return db.d.lockKeys(ctx, tx, "subscriber", names)
 }
 
 // SubscriberSetOnline implements store.Subscribers: going offline records

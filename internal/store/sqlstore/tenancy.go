@@ -13,10 +13,8 @@ import (
 func (db *DB) Bootstrap(ctx context.Context, p *store.BootstrapParams) (bool, error) {
 	created := false
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		if db.d.name == "postgres" {
-			if _, err := tx.ExecContext(ctx, "LOCK TABLE organizations IN SHARE ROW EXCLUSIVE MODE"); err != nil {
-				return err
-			}
+		if err := db.d.lock(ctx, tx, "LOCK TABLE organizations IN SHARE ROW EXCLUSIVE MODE"); err != nil {
+			return err
 		}
 		var n int
 		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM organizations").Scan(&n); err != nil {

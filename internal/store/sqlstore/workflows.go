@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"github.com/jackc/pgx/v5"
 	"strings"
 	"time"
 
@@ -186,19 +185,13 @@ func (db *DB) workflowsByID(ctx context.Context, q querier, ids []string) (map[s
 // look-ups are short to plan; the statements that write keep their cached
 // plans.
 func (db *DB) inList(a *args, col string, values []string) string {
-	if db.d.name == "postgres" {
-		return col + " = ANY(CAST(" + a.add(values) + " AS TEXT[]))"
-	}
-	return col + " IN (" + a.list(values) + ")"
+	return db.d.inList(a, col, values)
 }
 
 // planned are a statement's arguments with, on PostgreSQL, the instruction
 // to plan it for them (an unnamed statement, its description cached).
 func (db *DB) planned(a args) []any {
-	if db.d.name == "postgres" {
-		return append([]any{pgx.QueryExecModeCacheDescribe}, a...)
-	}
-	return a
+	return db.d.planned(a)
 }
 
 func (a *args) list(values []string) string {
