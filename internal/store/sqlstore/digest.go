@@ -21,27 +21,18 @@ func (db *DB) JobResumeDue(ctx context.Context, now time.Time) (int, error) {
 		rows, err := tx.QueryContext(ctx, "UPDATE jobs SET status = 'completed', updated_at = $1 WHERE id IN"+
 			" (SELECT id FROM jobs WHERE status = 'delayed' AND run_at <= $1 ORDER BY run_at LIMIT 500"+db.d.skipLocked+")"+
 			" RETURNING id, notification_id, environment_id, step_index, type, provider_id, digest, created_at, run_at", ms(now))
-		if err != nil {
-			return err
-		}
 		type due struct {
 			job     store.Job
 			digest  sql.NullString
 			created int64
 			runAt   int64
 		}
-		var dues []due
-		for rows.Next() {
+		dues, err := scanAll(rows, err, func(r rowScanner) (due, error) {
 			var d due
-			if err := rows.Scan(&d.job.ID, &d.job.NotificationID, &d.job.EnvironmentID, &d.job.StepIndex, &d.job.Type,
-				&d.job.ProviderID, &d.digest, &d.created, &d.runAt); err != nil {
-				rows.Close()
-				return err
-			}
-			dues = append(dues, d)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+			return d, r.Scan(&d.job.ID, &d.job.NotificationID, &d.job.EnvironmentID, &d.job.StepIndex, &d.job.Type,
+				&d.job.ProviderID, &d.digest, &d.created, &d.runAt)
+		})
+		if err != nil {
 			return err
 		}
 		details := make([]store.ExecutionDetail, 0, len(dues))
@@ -117,20 +108,15 @@ func (db *DB) leasedJobs(ctx context.Context, tx *sql.Tx, ps []*store.DigestJoin
 		}
 		rows, err := tx.QueryContext(ctx, "SELECT id, attempts FROM jobs WHERE "+db.inList(&a, "id", ids)+" AND status = 'running'"+
 			db.d.forUpdate, db.planned(a)...)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
+		if err := eachRow(rows, err, func(r rowScanner) error {
 			var id string
 			var attempts int
-			if err := rows.Scan(&id, &attempts); err != nil {
-				rows.Close()
-				return nil, err
+			if err := r.Scan(&id, &attempts); err != nil {
+				return err
 			}
 			live[id] = attempts
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+			return nil
+		}); err != nil {
 			return nil, err
 		}
 	}
@@ -265,24 +251,19 @@ func (db *DB) digestState(ctx context.Context, tx *sql.Tx, ps []*store.DigestJoi
 			rows, err := tx.QueryContext(ctx, "SELECT id, notification_id, subscriber_id, coalesce(digest_key, ''), run_at,"+
 				" coalesce(digest, '{}') FROM jobs WHERE environment_id = $1 AND workflow_id = $2 AND step_id = $3"+
 				" AND status = 'delayed' AND "+in+" ORDER BY id"+db.d.forUpdate, db.planned(a)...)
-			if err != nil {
-				return nil, nil, fmt.Errorf("sqlstore: open digests: %w", err)
-			}
-			for rows.Next() {
+			if err := eachRow(rows, err, func(r rowScanner) error {
 				var w digestWindow
 				var sub, key string
 				var end int64
-				if err := rows.Scan(&w.jobID, &w.notificationID, &sub, &key, &end, &w.stored); err != nil {
-					rows.Close()
-					return nil, nil, err
+				if err := r.Scan(&w.jobID, &w.notificationID, &sub, &key, &end, &w.stored); err != nil {
+					return err
 				}
 				w.end, w.leader = fromMS(end), -1
 				k := name + "|" + sub + "|" + key
 				windows[k] = append(windows[k], &w)
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return nil, nil, err
+				return nil
+			}); err != nil {
+				return nil, nil, fmt.Errorf("sqlstore: open digests: %w", err)
 			}
 			if !g.backoff {
 				continue
@@ -290,21 +271,16 @@ func (db *DB) digestState(ctx context.Context, tx *sql.Tx, ps []*store.DigestJoi
 			rows, err = tx.QueryContext(ctx, "SELECT subscriber_id, digest_key, max(created_at) FROM jobs WHERE environment_id = $1"+
 				" AND workflow_id = $2 AND step_id = $3 AND type = 'digest' AND digest_key IS NOT NULL AND "+in+""+
 				" GROUP BY subscriber_id, digest_key", db.planned(a)...)
-			if err != nil {
-				return nil, nil, fmt.Errorf("sqlstore: recent digests: %w", err)
-			}
-			for rows.Next() {
+			if err := eachRow(rows, err, func(r rowScanner) error {
 				var sub, key string
 				var created int64
-				if err := rows.Scan(&sub, &key, &created); err != nil {
-					rows.Close()
-					return nil, nil, err
+				if err := r.Scan(&sub, &key, &created); err != nil {
+					return err
 				}
 				last[name+"|"+sub+"|"+key] = fromMS(created)
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return nil, nil, err
+				return nil
+			}); err != nil {
+				return nil, nil, fmt.Errorf("sqlstore: recent digests: %w", err)
 			}
 		}
 	}

@@ -78,19 +78,11 @@ func (db *DB) EnvironmentGetByIdentifier(ctx context.Context, identifier string)
 func (db *DB) EnvironmentList(ctx context.Context, organizationID string) ([]store.Environment, error) {
 	rows, err := db.r.QueryContext(ctx, "SELECT "+environmentCols+" FROM environments WHERE organization_id = $1 ORDER BY created_at, id",
 		organizationID)
+	out, err := scanAll(rows, err, scanEnvironment)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: environments: %w", err)
 	}
-	defer rows.Close()
-	out := []store.Environment{}
-	for rows.Next() {
-		e, err := scanEnvironment(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // EnvironmentUpdate implements store.Tenancy.
@@ -127,18 +119,20 @@ func (db *DB) APIKeySigningKeys(ctx context.Context, environmentID string) ([]st
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: signing keys: %w", err)
 	}
-	defer rows.Close()
 	var out []string
-	for rows.Next() {
+	if err := eachRow(rows, nil, func(r rowScanner) error {
 		var id, sealed string
-		if err := rows.Scan(&id, &sealed); err != nil {
-			return nil, err
+		if err := r.Scan(&id, &sealed); err != nil {
+			return fmt.Errorf("sqlstore: signing keys: %w", err)
 		}
 		key, err := db.sealer.Open(sealed)
 		if err != nil {
-			return nil, fmt.Errorf("%w: API key %s: %v", ErrSecretMismatch, id, err)
+			return fmt.Errorf("%w: API key %s: %v", ErrSecretMismatch, id, err)
 		}
 		out = append(out, string(key))
+		return nil
+	}); err != nil {
+		return nil, err
 	}
-	return out, rows.Err()
+	return out, nil
 }

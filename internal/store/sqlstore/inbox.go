@@ -159,7 +159,7 @@ func (db *DB) MessageFeed(ctx context.Context, p *store.FeedParams) (store.FeedP
 	if err != nil {
 		return page, fmt.Errorf("sqlstore: feed: %w", err)
 	}
-	if page.Messages, err = scanMessages(rows); err != nil {
+	if page.Messages, err = scanAll(rows, nil, scanMessage); err != nil {
 		return page, err
 	}
 	if len(page.Messages) > p.Limit {
@@ -176,20 +176,6 @@ func (db *DB) MessageFeed(ctx context.Context, p *store.FeedParams) (store.FeedP
 	}
 	err = db.r.QueryRowContext(ctx, "SELECT count(*) FROM messages WHERE "+where, countArgs...).Scan(&page.TotalCount)
 	return page, err
-}
-
-// scanMessages reads rows of messageCols and closes them.
-func scanMessages(rows *sql.Rows) ([]store.Message, error) {
-	defer rows.Close()
-	var out []store.Message
-	for rows.Next() {
-		m, err := scanMessage(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, m)
-	}
-	return out, rows.Err()
 }
 
 // markChanges are the state changes of each markAs value.
@@ -221,7 +207,7 @@ func (db *DB) MessageMarkAs(ctx context.Context, scope store.Scope, subscriberID
 		if err != nil {
 			return err
 		}
-		out, err = scanMessages(rows)
+		out, err = scanAll(rows, nil, scanMessage)
 		return err
 	})
 	if err != nil {
@@ -366,34 +352,26 @@ func (db *DB) notificationDetails(ctx context.Context, ns []store.Notification) 
 	var a args
 	rows, err := db.r.QueryContext(ctx, "SELECT "+jobReadCols+" FROM jobs WHERE notification_id IN ("+a.list(nIDs)+
 		") ORDER BY step_index, created_at, id", a...)
-	if err != nil {
+	if err := eachRow(rows, err, func(r rowScanner) error {
+		j, err := scanJob(r)
+		if err == nil {
+			jobs[j.NotificationID] = append(jobs[j.NotificationID], j)
+		}
+		return err
+	}); err != nil {
 		return nil, err
 	}
-	for rows.Next() {
-		j, err := scanJob(rows)
-		if err != nil {
-			rows.Close()
-			return nil, err
-		}
-		jobs[j.NotificationID] = append(jobs[j.NotificationID], j)
-	}
-	rows.Close()
 	details := map[string][]store.ExecutionDetail{}
 	a = nil
 	rows, err = db.r.QueryContext(ctx, "SELECT "+detailCols+" FROM execution_details WHERE notification_id IN ("+
 		a.list(nIDs)+") ORDER BY created_at, id", a...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		d, err := scanDetail(rows)
-		if err != nil {
-			return nil, err
+	if err := eachRow(rows, err, func(r rowScanner) error {
+		d, err := scanDetail(r)
+		if err == nil {
+			details[d.JobID] = append(details[d.JobID], d)
 		}
-		details[d.JobID] = append(details[d.JobID], d)
-	}
-	if err := rows.Err(); err != nil {
+		return err
+	}); err != nil {
 		return nil, err
 	}
 	out := make([]store.NotificationDetail, len(ns))
@@ -437,21 +415,9 @@ func (db *DB) NotificationList(ctx context.Context, p *store.NotificationListPar
 	}
 	rows, err := db.r.QueryContext(ctx, "SELECT "+notificationCols+" FROM notifications WHERE "+strings.Join(where, " AND ")+
 		" ORDER BY created_at DESC, id DESC LIMIT "+a.add(p.Limit+1)+" OFFSET "+a.add(p.Page*p.Limit), a...)
+	ns, err := scanAll(rows, err, scanNotification)
 	if err != nil {
 		return nil, false, fmt.Errorf("sqlstore: notifications: %w", err)
-	}
-	var ns []store.Notification
-	for rows.Next() {
-		n, err := scanNotification(rows)
-		if err != nil {
-			rows.Close()
-			return nil, false, err
-		}
-		ns = append(ns, n)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, false, err
 	}
 	more := len(ns) > p.Limit
 	if more {

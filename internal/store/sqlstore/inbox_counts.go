@@ -208,22 +208,20 @@ type subscriberCounts []countsRow
 func (db *DB) countsOf(ctx context.Context, environmentID, subscriberID string) (subscriberCounts, error) {
 	rows, err := db.r.QueryContext(ctx, "SELECT state, tags, unread_unseen, read_unseen, unread_seen, read_seen FROM inbox_counts"+
 		" WHERE subscriber_id = $1 AND environment_id = $2", subscriberID, environmentID)
+	out, err := scanAll(rows, err, func(s rowScanner) (countsRow, error) {
+		var r countsRow
+		if err := s.Scan(&r.state, &r.tags, &r.n[0], &r.n[1], &r.n[2], &r.n[3]); err != nil {
+			return r, err
+		}
+		if r.state < 0 || r.state >= codeCount>>2 {
+			return r, fmt.Errorf("state %d", r.state)
+		}
+		return r, nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: inbox counts: %w", err)
 	}
-	defer rows.Close()
-	var out subscriberCounts
-	for rows.Next() {
-		var r countsRow
-		if err := rows.Scan(&r.state, &r.tags, &r.n[0], &r.n[1], &r.n[2], &r.n[3]); err != nil {
-			return nil, err
-		}
-		if r.state < 0 || r.state >= codeCount>>2 {
-			return nil, fmt.Errorf("sqlstore: inbox counts: state %d", r.state)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // matches reports whether messages of code c pass the filter's state

@@ -126,23 +126,20 @@ func (db *DB) changeState(ctx context.Context, tx *sql.Tx, kind string, sel sele
 // many messages they were.
 func collectMoves(rows *sql.Rows, err error) func(ch stateChange, counts *pendingCounts) (int, error) {
 	return func(ch stateChange, counts *pendingCounts) (int, error) {
-		if err != nil {
-			return 0, err
-		}
-		defer rows.Close()
 		total := 0
-		for rows.Next() {
+		err := eachRow(rows, err, func(r rowScanner) error {
 			var sub, env, tags string
 			var c, n int
-			if err := rows.Scan(&sub, &env, &c, &tags, &n); err != nil {
-				return 0, err
+			if err := r.Scan(&sub, &env, &c, &tags, &n); err != nil {
+				return err
 			}
 			if c < 0 || c >= codeCount {
-				return 0, fmt.Errorf("code %d", c)
+				return fmt.Errorf("code %d", c)
 			}
 			counts.delta(env, sub).move(code(c), ch.next(code(c)), tags, n)
 			total += n
-		}
-		return total, rows.Err()
+			return nil
+		})
+		return total, err
 	}
 }

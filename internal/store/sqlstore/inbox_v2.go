@@ -155,7 +155,7 @@ func (db *DB) InboxList(ctx context.Context, p *store.InboxListParams) (store.In
 	if err != nil {
 		return page, fmt.Errorf("sqlstore: inbox list: %w", err)
 	}
-	if page.Messages, err = scanMessages(rows); err != nil {
+	if page.Messages, err = scanAll(rows, nil, scanMessage); err != nil {
 		return page, err
 	}
 	if len(page.Messages) > p.Limit {

@@ -134,19 +134,7 @@ func (db *DB) IntegrationList(ctx context.Context, p store.IntegrationListParams
 		q += " AND provider_id = " + a.add(p.ProviderID)
 	}
 	rows, err := db.r.QueryContext(ctx, q+" ORDER BY created_at, id", a...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []store.Integration{}
-	for rows.Next() {
-		in, err := db.scanIntegration(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, in)
-	}
-	return out, rows.Err()
+	return scanAll(rows, err, db.scanIntegration)
 }
 
 // IntegrationUpdate implements store.Integrations. A deactivated integration

@@ -206,7 +206,7 @@ func (db *DB) InboxMessagesByID(ctx context.Context, environmentID string, ids [
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: messages by id: %w", err)
 	}
-	return scanMessages(rows)
+	return scanAll(rows, nil, scanMessage)
 }
 
 // SubscribersByID implements store.Realtime.
@@ -218,16 +218,14 @@ func (db *DB) SubscribersByID(ctx context.Context, environmentID string, ids []s
 	a := args{environmentID}
 	rows, err := db.r.QueryContext(ctx, "SELECT "+subscriberCols+" FROM subscribers WHERE environment_id = $1 AND "+
 		db.inList(&a, "id", ids)+" AND deleted = false", a...)
-	if err != nil {
+	if err := eachRow(rows, err, func(r rowScanner) error {
+		s, err := scanSubscriber(r)
+		if err == nil {
+			out[s.ID] = s
+		}
+		return err
+	}); err != nil {
 		return nil, fmt.Errorf("sqlstore: subscribers by id: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		s, err := scanSubscriber(rows)
-		if err != nil {
-			return nil, err
-		}
-		out[s.ID] = s
-	}
-	return out, rows.Err()
+	return out, nil
 }

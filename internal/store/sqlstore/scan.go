@@ -26,3 +26,18 @@ func scanAll[T any](rows *sql.Rows, err error, scan func(rowScanner) (T, error))
 	}
 	return out, nil
 }
+
+// eachRow calls fn at every row of a query, closes the rows and checks
+// rows.Err; err is the query's own error.
+func eachRow(rows *sql.Rows, err error, fn func(rowScanner) error) error {
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}

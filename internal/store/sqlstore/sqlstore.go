@@ -163,19 +163,14 @@ func (db *DB) migrate(ctx context.Context) error {
 	// the highest: a migration merged later with a lower number still runs.
 	applied := map[int]bool{}
 	rows, err := conn.QueryContext(ctx, "SELECT version FROM schema_migrations")
-	if err != nil {
-		return fmt.Errorf("sqlstore: %w", err)
-	}
-	for rows.Next() {
+	if err := eachRow(rows, err, func(r rowScanner) error {
 		var v int
-		if err := rows.Scan(&v); err != nil {
-			rows.Close()
-			return fmt.Errorf("sqlstore: %w", err)
+		if err := r.Scan(&v); err != nil {
+			return err
 		}
 		applied[v] = true
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return nil
+	}); err != nil {
 		return fmt.Errorf("sqlstore: %w", err)
 	}
 	for _, e := range entries {

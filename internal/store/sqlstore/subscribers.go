@@ -208,18 +208,7 @@ func (db *DB) SubscriberSearch(ctx context.Context, p *store.SubscriberSearchPar
 	q := "SELECT " + subscriberCols + " FROM subscribers WHERE " + strings.Join(where, " AND ") +
 		" ORDER BY " + order + " LIMIT " + a.add(p.Limit+1)
 	rows, err := db.r.QueryContext(ctx, q, a...)
-	if err != nil {
-		return res, fmt.Errorf("sqlstore: search: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		s, err := scanSubscriber(rows)
-		if err != nil {
-			return res, err
-		}
-		res.Subscribers = append(res.Subscribers, s)
-	}
-	if err := rows.Err(); err != nil {
+	if res.Subscribers, err = scanAll(rows, err, scanSubscriber); err != nil {
 		return res, fmt.Errorf("sqlstore: search: %w", err)
 	}
 	more := len(res.Subscribers) > p.Limit
@@ -362,19 +351,13 @@ func (db *DB) subscribersBySubscriberID(ctx context.Context, q querier, environm
 		a := args{environmentID}
 		rows, err := q.QueryContext(ctx, "SELECT "+subscriberCols+" FROM subscribers WHERE environment_id = $1"+
 			" AND "+db.inList(&a, "subscriber_id", ids[start:min(start+db.rowsPerStatement(), len(ids))])+" AND deleted = false", db.planned(a)...)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			s, err := scanSubscriber(rows)
-			if err != nil {
-				rows.Close()
-				return nil, err
+		if err := eachRow(rows, err, func(r rowScanner) error {
+			s, err := scanSubscriber(r)
+			if err == nil {
+				known[s.SubscriberID] = s
 			}
-			known[s.SubscriberID] = s
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+			return err
+		}); err != nil {
 			return nil, err
 		}
 	}

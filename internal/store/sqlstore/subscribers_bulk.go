@@ -145,20 +145,19 @@ func upsertSubscriberRows(ctx context.Context, tx *sql.Tx, scope store.Scope, ro
 	res, err := tx.QueryContext(ctx, "INSERT INTO subscribers ("+strings.Join(cols, ", ")+") VALUES "+strings.Join(values, ", ")+
 		" ON CONFLICT (environment_id, subscriber_id) WHERE deleted = false DO UPDATE SET "+strings.Join(sets, ", ")+
 		" RETURNING id, subscriber_id", a...)
-	if err != nil {
-		return fmt.Errorf("sqlstore: bulk upsert: %w", err)
-	}
-	defer res.Close()
-	for res.Next() {
+	if err := eachRow(res, err, func(s rowScanner) error {
 		var rowID, sid string
-		if err := res.Scan(&rowID, &sid); err != nil {
+		if err := s.Scan(&rowID, &sid); err != nil {
 			return err
 		}
 		if r := byID[sid]; r != nil && r.newID == rowID {
 			created[r.first] = true
 		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("sqlstore: bulk upsert: %w", err)
 	}
-	return res.Err()
+	return nil
 }
 
 // lockSubscriberIDs takes a transaction-scoped lock per subscriberId of rows

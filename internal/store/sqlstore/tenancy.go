@@ -127,19 +127,7 @@ func (db *DB) apiKeyGetByHash(ctx context.Context, hash string) (store.APIKey, s
 // APIKeyList implements store.Tenancy.
 func (db *DB) APIKeyList(ctx context.Context, environmentID string) ([]store.APIKey, error) {
 	rows, err := db.r.QueryContext(ctx, "SELECT "+apiKeyCols+" FROM api_keys k WHERE k.environment_id = $1 ORDER BY k.created_at, k.id", environmentID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []store.APIKey
-	for rows.Next() {
-		k, err := scanAPIKey(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, k)
-	}
-	return out, rows.Err()
+	return scanAll(rows, err, func(r rowScanner) (store.APIKey, error) { return scanAPIKey(r) })
 }
 
 // APIKeyRevoke implements store.Tenancy.

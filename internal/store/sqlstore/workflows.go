@@ -100,19 +100,11 @@ func (db *DB) WorkflowList(ctx context.Context, p store.WorkflowListParams) ([]s
 	}
 	rows, err := db.r.QueryContext(ctx, "SELECT "+workflowCols+" FROM workflows WHERE "+where+
 		" ORDER BY created_at DESC, id DESC LIMIT "+a.add(p.Limit)+" OFFSET "+a.add(p.Offset), a...)
+	out, err := scanAll(rows, err, scanWorkflow)
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	out := []store.Workflow{}
-	for rows.Next() {
-		w, err := scanWorkflow(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, w)
-	}
-	return out, total, rows.Err()
+	return out, total, nil
 }
 
 // WorkflowUpdate implements store.Workflows.
@@ -159,18 +151,16 @@ func (db *DB) workflowsByID(ctx context.Context, q querier, ids []string) (map[s
 	}
 	var a args
 	rows, err := q.QueryContext(ctx, "SELECT "+workflowCols+" FROM workflows WHERE "+db.inList(&a, "id", ids), db.planned(a)...)
-	if err != nil {
+	if err := eachRow(rows, err, func(r rowScanner) error {
+		w, err := scanWorkflow(r)
+		if err == nil {
+			out[w.ID] = w
+		}
+		return err
+	}); err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		w, err := scanWorkflow(rows)
-		if err != nil {
-			return nil, err
-		}
-		out[w.ID] = w
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // list adds each value and returns their placeholders joined by commas.
