@@ -89,7 +89,7 @@ func (db *DB) EnvironmentList(ctx context.Context, organizationID string) ([]sto
 func (db *DB) EnvironmentUpdate(ctx context.Context, p *store.EnvironmentUpdateParams) (store.Environment, error) {
 	defer db.keys.clear() // the cached keys carry their environment
 	if p.InboxHMACDisabled != nil {
-		res, err := db.w.ExecContext(ctx, "UPDATE environments SET inbox_hmac_disabled = $1 WHERE id = $2", *p.InboxHMACDisabled, p.ID)
+		res, err := db.exec(ctx, "UPDATE environments SET inbox_hmac_disabled = $1 WHERE id = $2", *p.InboxHMACDisabled, p.ID)
 		if err != nil {
 			return store.Environment{}, fmt.Errorf("sqlstore: updating an environment: %w", err)
 		}
@@ -103,7 +103,7 @@ func (db *DB) EnvironmentUpdate(ctx context.Context, p *store.EnvironmentUpdateP
 // APIKeyKeepCopy implements store.Tenancy.
 func (db *DB) APIKeyKeepCopy(ctx context.Context, id, key string) error {
 	defer db.keys.clear()
-	_, err := db.w.ExecContext(ctx, "UPDATE api_keys SET sealed_key = $1 WHERE id = $2 AND sealed_key = ''",
+	_, err := db.exec(ctx, "UPDATE api_keys SET sealed_key = $1 WHERE id = $2 AND sealed_key = ''",
 		db.sealer.Seal([]byte(key)), id)
 	if err != nil {
 		return fmt.Errorf("sqlstore: keeping a copy of an API key: %w", err)

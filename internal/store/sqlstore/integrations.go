@@ -186,7 +186,7 @@ func (db *DB) IntegrationUpdate(ctx context.Context, in *store.Integration) erro
 // IntegrationDelete implements store.Integrations.
 func (db *DB) IntegrationDelete(ctx context.Context, scope store.Scope, id, deletedBy string) error {
 	now := ms(db.now())
-	res, err := db.w.ExecContext(ctx, "UPDATE integrations SET deleted = true, deleted_at = $1, deleted_by = $2, active = false,"+
+	res, err := db.exec(ctx, "UPDATE integrations SET deleted = true, deleted_at = $1, deleted_by = $2, active = false,"+
 		" is_primary = false, updated_at = $1 WHERE environment_id = $3 AND id = $4 AND deleted = false",
 		now, deletedBy, scope.EnvironmentID, id)
 	if err != nil {

@@ -81,7 +81,7 @@ func (db *DB) SecretCheck(ctx context.Context) error {
 		if err := db.probeSealed(ctx); err != nil {
 			return err
 		}
-		if _, err := db.w.ExecContext(ctx, "INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
+		if _, err := db.exec(ctx, "INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
 			settingSecretCheck, db.sealer.Seal([]byte(secretCheckText))); err != nil {
 			return fmt.Errorf("sqlstore: writing the secret check: %w", err)
 		}

@@ -127,7 +127,7 @@ func (db *DB) SubscriberGet(ctx context.Context, scope store.Scope, subscriberID
 
 // SubscriberDelete implements store.Subscribers.
 func (db *DB) SubscriberDelete(ctx context.Context, scope store.Scope, subscriberID string) error {
-	res, err := db.w.ExecContext(ctx, "UPDATE subscribers SET deleted = true, updated_at = $1"+
+	res, err := db.exec(ctx, "UPDATE subscribers SET deleted = true, updated_at = $1"+
 		" WHERE environment_id = $2 AND subscriber_id = $3 AND deleted = false", ms(db.now()), scope.EnvironmentID, subscriberID)
 	if err != nil {
 		return err

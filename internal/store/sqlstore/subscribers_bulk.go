@@ -173,8 +173,8 @@ func (db *DB) lockSubscriberIDs(ctx context.Context, tx *sql.Tx, environmentID s
 // SubscriberSetOnline implements store.Subscribers: going offline records
 // when the subscriber was last online; going online leaves that time as it was.
 func (db *DB) SubscriberSetOnline(ctx context.Context, p *store.SubscriberOnlineParams) (store.Subscriber, error) {
-	return scanSubscriber(db.w.QueryRowContext(ctx, "UPDATE subscribers SET is_online = $1,"+
+	return execRow(ctx, db, scanSubscriber, "UPDATE subscribers SET is_online = $1,"+
 		" last_online_at = CASE WHEN $1 THEN last_online_at ELSE $2 END, version = version + 1, updated_at = $2"+
 		" WHERE environment_id = $3 AND subscriber_id = $4 AND deleted = false RETURNING "+subscriberCols,
-		p.Online, ms(db.now()), p.EnvironmentID, p.SubscriberID))
+		p.Online, ms(db.now()), p.EnvironmentID, p.SubscriberID)
 }

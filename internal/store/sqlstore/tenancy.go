@@ -133,7 +133,7 @@ func (db *DB) APIKeyList(ctx context.Context, environmentID string) ([]store.API
 // APIKeyRevoke implements store.Tenancy.
 func (db *DB) APIKeyRevoke(ctx context.Context, environmentID, id string) error {
 	defer db.keys.clear()
-	res, err := db.w.ExecContext(ctx, "UPDATE api_keys SET revoked_at = $1 WHERE environment_id = $2 AND id = $3 AND revoked_at IS NULL",
+	res, err := db.exec(ctx, "UPDATE api_keys SET revoked_at = $1 WHERE environment_id = $2 AND id = $3 AND revoked_at IS NULL",
 		ms(db.now()), environmentID, id)
 	if err != nil {
 		return err

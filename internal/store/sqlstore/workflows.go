@@ -51,7 +51,7 @@ func marshalText(v any, empty string) string {
 // WorkflowCreate implements store.Workflows.
 func (db *DB) WorkflowCreate(ctx context.Context, w *store.Workflow) error {
 	defer db.workflows.clear()
-	_, err := db.w.ExecContext(ctx, "INSERT INTO workflows ("+workflowCols+") VALUES"+
+	_, err := db.exec(ctx, "INSERT INTO workflows ("+workflowCols+") VALUES"+
 		" ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
 		w.ID, w.OrganizationID, w.EnvironmentID, w.Key, w.Name, w.Description, marshalText(w.Tags, "[]"), w.Active,
 		w.Critical, w.Severity, orJSON(w.Preferences, "{}"), nullJSON(w.PayloadSchema), marshalText(w.Steps, "[]"),
@@ -111,7 +111,7 @@ func (db *DB) WorkflowList(ctx context.Context, p store.WorkflowListParams) ([]s
 func (db *DB) WorkflowUpdate(ctx context.Context, w *store.Workflow) error {
 	defer db.workflows.clear()
 	w.UpdatedAt = db.now()
-	res, err := db.w.ExecContext(ctx, "UPDATE workflows SET workflow_key = $1, name = $2, description = $3, tags = $4,"+
+	res, err := db.exec(ctx, "UPDATE workflows SET workflow_key = $1, name = $2, description = $3, tags = $4,"+
 		" active = $5, critical = $6, severity = $7, preferences = $8, payload_schema = $9, steps = $10, updated_at = $11"+
 		" WHERE environment_id = $12 AND id = $13 AND deleted = false",
 		w.Key, w.Name, w.Description, marshalText(w.Tags, "[]"), w.Active, w.Critical, w.Severity,
@@ -132,7 +132,7 @@ func (db *DB) WorkflowUpdate(ctx context.Context, w *store.Workflow) error {
 // WorkflowDelete implements store.Workflows.
 func (db *DB) WorkflowDelete(ctx context.Context, scope store.Scope, id string) error {
 	defer db.workflows.clear()
-	res, err := db.w.ExecContext(ctx, "UPDATE workflows SET deleted = true, updated_at = $1 WHERE environment_id = $2"+
+	res, err := db.exec(ctx, "UPDATE workflows SET deleted = true, updated_at = $1 WHERE environment_id = $2"+
 		" AND id = $3 AND deleted = false", ms(db.now()), scope.EnvironmentID, id)
 	if err != nil {
 		return err
