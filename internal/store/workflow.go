@@ -50,7 +50,7 @@ type Workflows interface {
 	WorkflowCreate(ctx context.Context, w *Workflow) error
 	// WorkflowGet finds a workflow by its _id or its Key.
 	WorkflowGet(ctx context.Context, scope Scope, idOrKey string) (Workflow, error)
-	WorkflowList(ctx context.Context, p WorkflowListParams) ([]Workflow, int, error)
+	WorkflowList(ctx context.Context, p *WorkflowListParams) ([]Workflow, int, error)
 	// WorkflowUpdate writes every field of w (found by ID and scope).
 	WorkflowUpdate(ctx context.Context, w *Workflow) error
 	WorkflowDelete(ctx context.Context, scope Scope, id string) error

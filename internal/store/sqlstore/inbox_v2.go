@@ -68,7 +68,7 @@ func (db *DB) settleSnoozes(ctx context.Context, scope store.Scope, subscriberID
 // InboxUnsnoozeDue implements store.InboxState: the workers' pass over the
 // snoozes of every subscriber, oldest due first, passing over rows that a
 // subscriber's own change holds.
-func (db *DB) InboxUnsnoozeDue(ctx context.Context, now time.Time, limit int) (int, error) {
+func (db *DB) InboxUnsnoozeDue(ctx context.Context, limit int, now time.Time) (int, error) {
 	var one int
 	err := db.r.QueryRowContext(ctx, "SELECT 1 FROM messages WHERE snoozed_until IS NOT NULL AND deleted = false"+
 		" AND snoozed_until <= $1 LIMIT 1", ms(now)).Scan(&one)
@@ -253,7 +253,8 @@ func (db *DB) InboxChangeMany(ctx context.Context, p *store.InboxChangeParams) (
 // InboxCompleteAction implements store.InboxState: the action's status in
 // the message's cta (done, or pending again) with the button as its result,
 // and the message read if it was not.
-func (db *DB) InboxCompleteAction(ctx context.Context, scope store.Scope, subscriberID, messageID, button string, done bool, now time.Time) (store.Message, error) {
+func (db *DB) InboxCompleteAction(ctx context.Context, p *store.InboxActionParams) (store.Message, error) {
+	scope, subscriberID, messageID, now := p.Scope, p.SubscriberID, p.MessageID, p.Now
 	var out store.Message
 	err := db.inboxTx(ctx, scope, subscriberID, now, func(tx *sql.Tx, counts *pendingCounts) error {
 		var a args
@@ -263,7 +264,7 @@ func (db *DB) InboxCompleteAction(ctx context.Context, scope store.Scope, subscr
 		if err != nil {
 			return notFound(err)
 		}
-		cta, err := setActionStatus(raw, button, done)
+		cta, err := setActionStatus(raw, p.Button, p.Done)
 		if err != nil {
 			return err
 		}

@@ -121,7 +121,7 @@ func (db *DB) IntegrationGet(ctx context.Context, scope store.Scope, id string) 
 }
 
 // IntegrationList implements store.Integrations.
-func (db *DB) IntegrationList(ctx context.Context, p store.IntegrationListParams) ([]store.Integration, error) {
+func (db *DB) IntegrationList(ctx context.Context, p *store.IntegrationListParams) ([]store.Integration, error) {
 	var a args
 	q := "SELECT " + integrationCols + " FROM integrations WHERE organization_id = " + a.add(p.OrganizationID) + " AND deleted = false"
 	if p.EnvironmentID != "" {

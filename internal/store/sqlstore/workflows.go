@@ -81,7 +81,7 @@ func (db *DB) workflowGet(ctx context.Context, scope store.Scope, idOrKey string
 }
 
 // WorkflowList implements store.Workflows.
-func (db *DB) WorkflowList(ctx context.Context, p store.WorkflowListParams) ([]store.Workflow, int, error) {
+func (db *DB) WorkflowList(ctx context.Context, p *store.WorkflowListParams) ([]store.Workflow, int, error) {
 	var a args
 	where := "environment_id = " + a.add(p.EnvironmentID) + " AND deleted = false"
 	if p.Active {
