@@ -100,10 +100,10 @@ func (db *DB) DigestJoinMany(ctx context.Context, ps []*store.DigestJoinParams) 
 // leasedJobs returns the attempts of the jobs that are still running, locked.
 func (db *DB) leasedJobs(ctx context.Context, tx *sql.Tx, ps []*store.DigestJoinParams) (map[string]int, error) {
 	live := make(map[string]int, len(ps))
-	for start := 0; start < len(ps); start += db.rowsPerStatement() {
+	for start := 0; start < len(ps); start += db.d.rowsPerStatement {
 		var a args
-		ids := make([]string, 0, db.rowsPerStatement())
-		for _, p := range ps[start:min(start+db.rowsPerStatement(), len(ps))] {
+		ids := make([]string, 0, db.d.rowsPerStatement)
+		for _, p := range ps[start:min(start+db.d.rowsPerStatement, len(ps))] {
 			ids = append(ids, p.Job.ID)
 		}
 		rows, err := tx.QueryContext(ctx, "SELECT id, attempts FROM jobs WHERE "+db.inList(&a, "id", ids)+" AND status = 'running'"+
@@ -244,8 +244,8 @@ func (db *DB) digestState(ctx context.Context, tx *sql.Tx, ps []*store.DigestJoi
 	last := map[string]time.Time{}
 	for _, name := range names {
 		g := groups[name]
-		for start := 0; start < len(g.subscribers); start += db.rowsPerStatement() {
-			subs := g.subscribers[start:min(start+db.rowsPerStatement(), len(g.subscribers))]
+		for start := 0; start < len(g.subscribers); start += db.d.rowsPerStatement {
+			subs := g.subscribers[start:min(start+db.d.rowsPerStatement, len(g.subscribers))]
 			a := args{g.environmentID, g.workflowID, g.stepID}
 			in := db.inList(&a, "subscriber_id", subs)
 			rows, err := tx.QueryContext(ctx, "SELECT id, notification_id, subscriber_id, coalesce(digest_key, ''), run_at,"+
@@ -324,9 +324,9 @@ func (db *DB) appendDigestEvents(ctx context.Context, tx *sql.Tx, windows map[st
 // updateFrom updates table's rows by id from rows (their columns cols of
 // types), a chunk per statement: set assigns from v; updated_at is now.
 func (db *DB) updateFrom(ctx context.Context, tx *sql.Tx, table, cols string, types []string, set string, rows [][]any, now time.Time) error {
-	for start := 0; start < len(rows); start += db.rowsPerStatement() {
+	for start := 0; start < len(rows); start += db.d.rowsPerStatement {
 		a := args{ms(now)}
-		values := castValues(&a, rows[start:min(start+db.rowsPerStatement(), len(rows))], types)
+		values := castValues(&a, rows[start:min(start+db.d.rowsPerStatement, len(rows))], types)
 		if _, err := tx.ExecContext(ctx, "WITH v("+cols+") AS (VALUES "+values+") UPDATE "+table+" SET "+set+
 			", updated_at = $1 FROM v WHERE "+table+".id = v.id", a...); err != nil {
 			return fmt.Errorf("sqlstore: update %s: %w", table, err)
@@ -390,10 +390,10 @@ func (db *DB) writePlacedJobs(ctx context.Context, tx *sql.Tx, ps []*store.Diges
 	}
 	// The steps before a running digest are done: a merged notification's
 	// pending jobs are the ones after it.
-	for start := 0; start < len(mergedIDs); start += db.rowsPerStatement() {
+	for start := 0; start < len(mergedIDs); start += db.d.rowsPerStatement {
 		a := args{ms(now)}
 		if _, err := tx.ExecContext(ctx, "UPDATE jobs SET status = 'skipped', updated_at = $1 WHERE "+
-			db.inList(&a, "notification_id", mergedIDs[start:min(start+db.rowsPerStatement(), len(mergedIDs))])+
+			db.inList(&a, "notification_id", mergedIDs[start:min(start+db.d.rowsPerStatement, len(mergedIDs))])+
 			" AND status = 'pending'", db.planned(a)...); err != nil {
 			return fmt.Errorf("sqlstore: skip merged steps: %w", err)
 		}

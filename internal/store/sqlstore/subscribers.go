@@ -347,10 +347,10 @@ func (db *DB) subscriberChannelsChange(ctx context.Context, scope store.Scope, s
 // subscriberIds of an environment.
 func (db *DB) subscribersBySubscriberID(ctx context.Context, q querier, environmentID string, ids []string) (map[string]store.Subscriber, error) {
 	known := make(map[string]store.Subscriber, len(ids))
-	for start := 0; start < len(ids); start += db.rowsPerStatement() {
+	for start := 0; start < len(ids); start += db.d.rowsPerStatement {
 		a := args{environmentID}
 		rows, err := q.QueryContext(ctx, "SELECT "+subscriberCols+" FROM subscribers WHERE environment_id = $1"+
-			" AND "+db.inList(&a, "subscriber_id", ids[start:min(start+db.rowsPerStatement(), len(ids))])+" AND deleted = false", db.planned(a)...)
+			" AND "+db.inList(&a, "subscriber_id", ids[start:min(start+db.d.rowsPerStatement, len(ids))])+" AND deleted = false", db.planned(a)...)
 		if err := eachRow(rows, err, func(r rowScanner) error {
 			s, err := scanSubscriber(r)
 			if err == nil {

@@ -102,8 +102,8 @@ func (db *DB) SubscriberBulkUpsert(ctx context.Context, p *store.SubscriberBulkU
 		}
 		for _, m := range masks {
 			g := groups[m]
-			for start := 0; start < len(g); start += db.rowsPerStatement() {
-				chunk := g[start:min(start+db.rowsPerStatement(), len(g))]
+			for start := 0; start < len(g); start += db.d.rowsPerStatement {
+				chunk := g[start:min(start+db.d.rowsPerStatement, len(g))]
 				if err := upsertSubscriberRows(ctx, tx, p.Scope, chunk, now, byID, created); err != nil {
 					return err
 				}
