@@ -136,7 +136,7 @@ func TestDemoPage(t *testing.T) {
 
 		_, err = demo.Setup(ctx, db, slog.New(slog.NewTextHandler(io.Discard, nil)))
 		require.NoError(t, err, "a restart keeps the workflow")
-		_, n, err := db.WorkflowList(ctx, store.WorkflowListParams{Scope: devScope, Limit: 10, Query: demo.WorkflowID})
+		_, n, err := db.WorkflowList(ctx, &store.WorkflowListParams{Scope: devScope, Limit: 10, Query: demo.WorkflowID})
 		require.NoError(t, err)
 		require.Equal(t, 1, n)
 	})

@@ -110,7 +110,7 @@ func (b *batchIntegrations) get(ctx context.Context, s store.Store, j store.Job)
 	if ins, ok := b.byEnv[j.EnvironmentID]; ok {
 		return ins, nil
 	}
-	ins, err := s.IntegrationList(ctx, store.IntegrationListParams{OrganizationID: j.OrganizationID,
+	ins, err := s.IntegrationList(ctx, &store.IntegrationListParams{OrganizationID: j.OrganizationID,
 		EnvironmentID: j.EnvironmentID, ActiveOnly: true})
 	if err != nil {
 		return nil, err

@@ -35,7 +35,7 @@ func (e *Engine) snoozeLoop(ctx context.Context) {
 func (e *Engine) UnsnoozeDue(ctx context.Context) (int, error) {
 	total := 0
 	for {
-		n, err := e.o.Store.InboxUnsnoozeDue(ctx, e.now(), snoozeBatch)
+		n, err := e.o.Store.InboxUnsnoozeDue(ctx, snoozeBatch, e.now())
 		total += n
 		if err != nil || n < snoozeBatch {
 			return total, err

@@ -188,7 +188,7 @@ func (s *Server) providersFor(r *http.Request, c caller) (map[string]string, err
 	if ok && now.Sub(e.at) < providerCacheTTL {
 		return e.byChannel, nil
 	}
-	ins, err := s.store.IntegrationList(r.Context(), store.IntegrationListParams{
+	ins, err := s.store.IntegrationList(r.Context(), &store.IntegrationListParams{
 		OrganizationID: c.OrganizationID, EnvironmentID: c.EnvironmentID, ActiveOnly: true})
 	if err != nil {
 		return nil, err

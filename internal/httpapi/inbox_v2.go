@@ -334,7 +334,8 @@ func (s *Server) inboxAction(done bool) handlerFunc {
 			return err
 		}
 		scope := callerFrom(r.Context()).Scope
-		m, err := s.store.InboxCompleteAction(r.Context(), scope, sub.ID, nid, button, done, s.now())
+		m, err := s.store.InboxCompleteAction(r.Context(), &store.InboxActionParams{Scope: scope, SubscriberID: sub.ID, MessageID: nid,
+			Button: button, Done: done, Now: s.now()})
 		if errors.Is(err, store.ErrNoAction) {
 			return errorf(http.StatusBadRequest, "Could not perform action on the "+button+" button because it does not exist.")
 		}

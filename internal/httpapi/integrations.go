@@ -371,7 +371,7 @@ func (s *Server) integrationListActive(w http.ResponseWriter, r *http.Request) e
 // listIntegrations lists the organization's integrations, as the spec says.
 func (s *Server) listIntegrations(w http.ResponseWriter, r *http.Request, activeOnly bool) error {
 	c := callerFrom(r.Context())
-	ins, err := s.store.IntegrationList(r.Context(), store.IntegrationListParams{OrganizationID: c.OrganizationID, ActiveOnly: activeOnly})
+	ins, err := s.store.IntegrationList(r.Context(), &store.IntegrationListParams{OrganizationID: c.OrganizationID, ActiveOnly: activeOnly})
 	if err != nil {
 		return err
 	}
@@ -465,7 +465,7 @@ func (s *Server) integrationDelete(w http.ResponseWriter, r *http.Request) error
 	if err := s.store.IntegrationDelete(r.Context(), c.Scope, iid, c.ActorID); err != nil {
 		return integrationNotFound(err, iid)
 	}
-	ins, err := s.store.IntegrationList(r.Context(), store.IntegrationListParams{OrganizationID: c.OrganizationID, EnvironmentID: c.EnvironmentID})
+	ins, err := s.store.IntegrationList(r.Context(), &store.IntegrationListParams{OrganizationID: c.OrganizationID, EnvironmentID: c.EnvironmentID})
 	if err != nil {
 		return err
 	}

@@ -167,7 +167,7 @@ func (s *Server) preferenceWorkflow(r *http.Request, key string) (store.Workflow
 
 // activeWorkflows are the workflows a preferences listing shows.
 func (s *Server) activeWorkflows(r *http.Request) ([]store.Workflow, error) {
-	wfs, _, err := s.store.WorkflowList(r.Context(), store.WorkflowListParams{Scope: callerFrom(r.Context()).Scope,
+	wfs, _, err := s.store.WorkflowList(r.Context(), &store.WorkflowListParams{Scope: callerFrom(r.Context()).Scope,
 		Limit: maxPreferenceWorkflows, Active: true})
 	return wfs, err
 }

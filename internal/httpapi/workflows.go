@@ -333,7 +333,7 @@ func (s *Server) workflowList(w http.ResponseWriter, r *http.Request) error {
 	if err := errs.err(); err != nil {
 		return err
 	}
-	wfs, total, err := s.store.WorkflowList(r.Context(), p)
+	wfs, total, err := s.store.WorkflowList(r.Context(), &p)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // InsertFunc writes one batch of new subscribers, such as
-// store.Subscribers.SubscriberBulkInsert.
+// sqlstore.DB.SubscriberBulkLoad.
 type InsertFunc func(ctx context.Context, subs []store.Subscriber) error
 
 // LoadOptions say which subscribers Load writes and how.

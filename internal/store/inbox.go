@@ -102,6 +102,17 @@ type InboxChangeParams struct {
 	Now          time.Time
 }
 
+// InboxActionParams marks the primary or secondary action (Button) of a
+// subscriber's message completed (Done) or pending again.
+type InboxActionParams struct {
+	Scope
+	SubscriberID string // the subscriber's _id
+	MessageID    string
+	Button       string
+	Done         bool
+	Now          time.Time
+}
+
 // InboxState keeps the state of in-app messages: seen, read, archived,
 // snoozed, action completion, and the exact per-subscriber counts of each.
 type InboxState interface {
@@ -118,8 +129,8 @@ type InboxState interface {
 	InboxChangeMany(ctx context.Context, p *InboxChangeParams) (int, error)
 	// InboxCompleteAction marks the primary or secondary action of a
 	// message completed (done) or not, which also reads the message.
-	InboxCompleteAction(ctx context.Context, scope Scope, subscriberID, messageID, button string, done bool, now time.Time) (Message, error)
+	InboxCompleteAction(ctx context.Context, p *InboxActionParams) (Message, error)
 	// InboxUnsnoozeDue ends the snoozes due by now, at most limit of them,
 	// and returns how many it ended.
-	InboxUnsnoozeDue(ctx context.Context, now time.Time, limit int) (int, error)
+	InboxUnsnoozeDue(ctx context.Context, limit int, now time.Time) (int, error)
 }

@@ -60,7 +60,7 @@ type Integrations interface {
 	// integration becomes primary when its channel has no primary yet.
 	IntegrationCreate(ctx context.Context, in *Integration) error
 	IntegrationGet(ctx context.Context, scope Scope, id string) (Integration, error)
-	IntegrationList(ctx context.Context, p IntegrationListParams) ([]Integration, error)
+	IntegrationList(ctx context.Context, p *IntegrationListParams) ([]Integration, error)
 	// IntegrationUpdate writes every field of in (found by ID and scope)
 	// but Primary, which it derives: kept as stored, dropped when inactive,
 	// gained when active and the channel has no primary.

@@ -189,8 +189,6 @@ type Subscribers interface {
 	// SubscriberTokensRemove removes device tokens from the channel entry of
 	// one integration of a subscriber; it reports how many went.
 	SubscriberTokensRemove(ctx context.Context, scope Scope, subscriberID, integrationID string, tokens []string) (int, error)
-	// SubscriberBulkInsert inserts many new subscribers at once (seeding).
-	SubscriberBulkInsert(ctx context.Context, subs []Subscriber) error
 	// SubscriberBulkUpsert applies every item, all or none; created[i] says
 	// whether Items[i] created its subscriber (only the first item of a
 	// subscriberId that did not exist does).

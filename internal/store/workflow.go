@@ -50,7 +50,7 @@ type Workflows interface {
 	WorkflowCreate(ctx context.Context, w *Workflow) error
 	// WorkflowGet finds a workflow by its _id or its Key.
 	WorkflowGet(ctx context.Context, scope Scope, idOrKey string) (Workflow, error)
-	WorkflowList(ctx context.Context, p WorkflowListParams) ([]Workflow, int, error)
+	WorkflowList(ctx context.Context, p *WorkflowListParams) ([]Workflow, int, error)
 	// WorkflowUpdate writes every field of w (found by ID and scope).
 	WorkflowUpdate(ctx context.Context, w *Workflow) error
 	WorkflowDelete(ctx context.Context, scope Scope, id string) error
@@ -252,13 +252,11 @@ const (
 	DigestImmediate = "immediate" // backoff: went out at once
 )
 
-// DigestJoinResult says what DigestJoin did.
+// DigestJoinResult says what DigestJoinMany did with one event.
 type DigestJoinResult struct {
 	Outcome string
 	// LeaderNotificationID is the notification whose digest this event joined.
 	LeaderNotificationID string
-	// Applied is false when the job's lease was lost: nothing was written.
-	Applied bool
 }
 
 // Pipeline is the trigger pipeline's persistence: triggers and the jobs queue.
@@ -288,10 +286,10 @@ type Pipeline interface {
 	// JobResumeDue completes the delayed jobs that are due (delays over,
 	// digest windows closed) and queues their next steps.
 	JobResumeDue(ctx context.Context, now time.Time) (int, error)
-	// DigestJoin merges a digest job into the open window of its key, opens
-	// a window, or (backoff) lets it go at once — atomically under concurrency.
-	DigestJoin(ctx context.Context, p *DigestJoinParams) (DigestJoinResult, error)
-	// DigestJoinMany is DigestJoin for a batch of events, in one transaction.
+	// DigestJoinMany merges each digest job of a batch into the open window
+	// of its key, opens a window, or (backoff) lets it go at once — in one
+	// transaction, atomically under concurrency. A job whose lease was lost
+	// is left alone: its result is the zero value.
 	DigestJoinMany(ctx context.Context, ps []*DigestJoinParams) ([]DigestJoinResult, error)
 	Fanout
 }

@@ -32,29 +32,22 @@ func (db *DB) MessageBulkLoad(ctx context.Context, msgs []store.Message) error {
 			counts.add(&msgs[i])
 		}
 	}
-	conn, err := db.w.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("sqlstore: message bulk load: %w", err)
-	}
-	defer conn.Close()
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("sqlstore: message bulk load: %w", err)
-	}
-	if db.d.name == "postgres" {
-		err = copyMessages(ctx, conn, msgs)
-	} else {
-		err = insertMessagesSQLite(ctx, tx, msgs)
-	}
-	if err == nil {
-		counts.perStatement = db.countsRowsPerStatement()
-		err = db.applyCounts(ctx, tx, &counts)
-	}
-	if err == nil {
-		err = tx.Commit()
-	} else {
-		tx.Rollback() //nolint:errcheck
-	}
+	err := db.withWriter(ctx, func(conn *sql.Conn) error {
+		tx, err := conn.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		err = db.d.loadMessages(ctx, conn, tx, msgs)
+		if err == nil {
+			counts.perStatement = db.d.countsPerStatement
+			err = db.applyCounts(ctx, tx, &counts)
+		}
+		if err != nil {
+			tx.Rollback() //nolint:errcheck
+			return err
+		}
+		return tx.Commit()
+	})
 	if db.d.unique(err) {
 		return store.ErrConflict
 	}

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -14,22 +15,19 @@ import (
 // skips parsing and planning an INSERT per row. COPY is one statement: all
 // rows or none.
 func (db *DB) bulkLoadPostgres(ctx context.Context, subs []store.Subscriber) error {
-	conn, err := db.w.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("sqlstore: bulk load: %w", err)
+	rows := make([][]any, len(subs))
+	for i := range subs {
+		rows[i] = bulkRow(&subs[i])
 	}
-	defer conn.Close()
-	err = conn.Raw(func(driverConn any) error {
-		c, ok := driverConn.(*stdlib.Conn)
-		if !ok {
-			return fmt.Errorf("unexpected driver connection %T", driverConn)
-		}
-		rows := make([][]any, len(subs))
-		for i := range subs {
-			rows[i] = bulkRow(&subs[i])
-		}
-		_, err := c.Conn().CopyFrom(ctx, pgx.Identifier{"subscribers"}, bulkCols, pgx.CopyFromRows(rows))
-		return err
+	err := db.withWriter(ctx, func(conn *sql.Conn) error {
+		return conn.Raw(func(driverConn any) error {
+			c, ok := driverConn.(*stdlib.Conn)
+			if !ok {
+				return fmt.Errorf("unexpected driver connection %T", driverConn)
+			}
+			_, err := c.Conn().CopyFrom(ctx, pgx.Identifier{"subscribers"}, bulkCols, pgx.CopyFromRows(rows))
+			return err
+		})
 	})
 	if db.d.unique(err) {
 		return store.ErrConflict

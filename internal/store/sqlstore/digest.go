@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"slices"
 	"strings"
 	"time"
@@ -20,29 +19,20 @@ func (db *DB) JobResumeDue(ctx context.Context, now time.Time) (int, error) {
 	n := 0
 	err := db.inTxPipeline(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, "UPDATE jobs SET status = 'completed', updated_at = $1 WHERE id IN"+
-			" (SELECT id FROM jobs WHERE status = 'delayed' AND run_at <= $1 ORDER BY run_at LIMIT 500"+db.skipLocked()+")"+
+			" (SELECT id FROM jobs WHERE status = 'delayed' AND run_at <= $1 ORDER BY run_at LIMIT 500"+db.d.skipLocked+")"+
 			" RETURNING id, notification_id, environment_id, step_index, type, provider_id, digest, created_at, run_at", ms(now))
-		if err != nil {
-			return err
-		}
 		type due struct {
 			job     store.Job
 			digest  sql.NullString
 			created int64
 			runAt   int64
 		}
-		var dues []due
-		for rows.Next() {
+		dues, err := scanAll(rows, err, func(r rowScanner) (due, error) {
 			var d due
-			if err := rows.Scan(&d.job.ID, &d.job.NotificationID, &d.job.EnvironmentID, &d.job.StepIndex, &d.job.Type,
-				&d.job.ProviderID, &d.digest, &d.created, &d.runAt); err != nil {
-				rows.Close()
-				return err
-			}
-			dues = append(dues, d)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+			return d, r.Scan(&d.job.ID, &d.job.NotificationID, &d.job.EnvironmentID, &d.job.StepIndex, &d.job.Type,
+				&d.job.ProviderID, &d.digest, &d.created, &d.runAt)
+		})
+		if err != nil {
 			return err
 		}
 		details := make([]store.ExecutionDetail, 0, len(dues))
@@ -74,22 +64,6 @@ func (db *DB) JobResumeDue(ctx context.Context, now time.Time) (int, error) {
 	return n, err
 }
 
-func (db *DB) skipLocked() string {
-	if db.d.name == "postgres" {
-		return " FOR UPDATE SKIP LOCKED"
-	}
-	return ""
-}
-
-// DigestJoin implements store.Pipeline.
-func (db *DB) DigestJoin(ctx context.Context, p *store.DigestJoinParams) (store.DigestJoinResult, error) {
-	res, err := db.DigestJoinMany(ctx, []*store.DigestJoinParams{p})
-	if err != nil {
-		return store.DigestJoinResult{}, err
-	}
-	return res[0], nil
-}
-
 // DigestJoinMany implements store.Pipeline: the claimed digest jobs of a
 // batch are placed together, in one transaction and a few set-based
 // statements whatever the batch's size (see placeDigests). A job whose lease
@@ -116,8 +90,7 @@ func (db *DB) DigestJoinMany(ctx context.Context, ps []*store.DigestJoinParams) 
 			return err
 		}
 		for k, i := range at {
-			results[i] = store.DigestJoinResult{Outcome: places[k].outcome, LeaderNotificationID: places[k].leaderNotificationID,
-				Applied: true}
+			results[i] = store.DigestJoinResult{Outcome: places[k].outcome, LeaderNotificationID: places[k].leaderNotificationID}
 		}
 		return nil
 	})
@@ -127,28 +100,23 @@ func (db *DB) DigestJoinMany(ctx context.Context, ps []*store.DigestJoinParams) 
 // leasedJobs returns the attempts of the jobs that are still running, locked.
 func (db *DB) leasedJobs(ctx context.Context, tx *sql.Tx, ps []*store.DigestJoinParams) (map[string]int, error) {
 	live := make(map[string]int, len(ps))
-	for start := 0; start < len(ps); start += db.rowsPerStatement() {
+	for start := 0; start < len(ps); start += db.d.rowsPerStatement {
 		var a args
-		ids := make([]string, 0, db.rowsPerStatement())
-		for _, p := range ps[start:min(start+db.rowsPerStatement(), len(ps))] {
+		ids := make([]string, 0, db.d.rowsPerStatement)
+		for _, p := range ps[start:min(start+db.d.rowsPerStatement, len(ps))] {
 			ids = append(ids, p.Job.ID)
 		}
 		rows, err := tx.QueryContext(ctx, "SELECT id, attempts FROM jobs WHERE "+db.inList(&a, "id", ids)+" AND status = 'running'"+
 			db.d.forUpdate, db.planned(a)...)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
+		if err := eachRow(rows, err, func(r rowScanner) error {
 			var id string
 			var attempts int
-			if err := rows.Scan(&id, &attempts); err != nil {
-				rows.Close()
-				return nil, err
+			if err := r.Scan(&id, &attempts); err != nil {
+				return err
 			}
 			live[id] = attempts
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+			return nil
+		}); err != nil {
 			return nil, err
 		}
 	}
@@ -186,10 +154,8 @@ func (db *DB) placeDigests(ctx context.Context, tx *sql.Tx, ps []*store.DigestJo
 	if len(ps) == 0 {
 		return places, nil
 	}
-	if db.d.name == "postgres" {
-		if err := lockDigestKeys(ctx, tx, ps); err != nil {
-			return nil, err
-		}
+	if err := db.lockDigestKeys(ctx, tx, ps); err != nil {
+		return nil, err
 	}
 	windows, last, err := db.digestState(ctx, tx, ps)
 	if err != nil {
@@ -237,22 +203,14 @@ func (db *DB) placeDigests(ctx context.Context, tx *sql.Tx, ps []*store.DigestJo
 	return places, db.appendDigestEvents(ctx, tx, windows, ps[0].Now)
 }
 
-// lockDigestKeys takes the transaction-scoped advisory lock of every key of
-// the events, in ascending order so that two placements cannot deadlock.
-func lockDigestKeys(ctx context.Context, tx *sql.Tx, ps []*store.DigestJoinParams) error {
-	keys := make([]int64, 0, len(ps))
+// lockDigestKeys takes the transaction-scoped lock of every key of ps (see
+// dialect.lockKeys).
+func (db *DB) lockDigestKeys(ctx context.Context, tx *sql.Tx, ps []*store.DigestJoinParams) error {
+	names := make([]string, 0, len(ps))
 	for _, p := range ps {
-		h := fnv.New64a()
-		h.Write([]byte(digestLockKey(p)))
-		keys = append(keys, int64(h.Sum64()))
+		names = append(names, digestLockKey(p))
 	}
-	slices.Sort(keys)
-	keys = slices.Compact(keys)
-	_, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(k) FROM unnest(CAST($1 AS BIGINT[])) AS u(k)", keys)
-	if err != nil {
-		return fmt.Errorf("sqlstore: digest locks: %w", err)
-	}
-	return nil
+	return db.d.lockKeys(ctx, tx, "digest", names)
 }
 
 // digestGroup is the events of one workflow step of one environment.
@@ -286,31 +244,26 @@ func (db *DB) digestState(ctx context.Context, tx *sql.Tx, ps []*store.DigestJoi
 	last := map[string]time.Time{}
 	for _, name := range names {
 		g := groups[name]
-		for start := 0; start < len(g.subscribers); start += db.rowsPerStatement() {
-			subs := g.subscribers[start:min(start+db.rowsPerStatement(), len(g.subscribers))]
+		for start := 0; start < len(g.subscribers); start += db.d.rowsPerStatement {
+			subs := g.subscribers[start:min(start+db.d.rowsPerStatement, len(g.subscribers))]
 			a := args{g.environmentID, g.workflowID, g.stepID}
 			in := db.inList(&a, "subscriber_id", subs)
 			rows, err := tx.QueryContext(ctx, "SELECT id, notification_id, subscriber_id, coalesce(digest_key, ''), run_at,"+
 				" coalesce(digest, '{}') FROM jobs WHERE environment_id = $1 AND workflow_id = $2 AND step_id = $3"+
 				" AND status = 'delayed' AND "+in+" ORDER BY id"+db.d.forUpdate, db.planned(a)...)
-			if err != nil {
-				return nil, nil, fmt.Errorf("sqlstore: open digests: %w", err)
-			}
-			for rows.Next() {
+			if err := eachRow(rows, err, func(r rowScanner) error {
 				var w digestWindow
 				var sub, key string
 				var end int64
-				if err := rows.Scan(&w.jobID, &w.notificationID, &sub, &key, &end, &w.stored); err != nil {
-					rows.Close()
-					return nil, nil, err
+				if err := r.Scan(&w.jobID, &w.notificationID, &sub, &key, &end, &w.stored); err != nil {
+					return err
 				}
 				w.end, w.leader = fromMS(end), -1
 				k := name + "|" + sub + "|" + key
 				windows[k] = append(windows[k], &w)
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return nil, nil, err
+				return nil
+			}); err != nil {
+				return nil, nil, fmt.Errorf("sqlstore: open digests: %w", err)
 			}
 			if !g.backoff {
 				continue
@@ -318,21 +271,16 @@ func (db *DB) digestState(ctx context.Context, tx *sql.Tx, ps []*store.DigestJoi
 			rows, err = tx.QueryContext(ctx, "SELECT subscriber_id, digest_key, max(created_at) FROM jobs WHERE environment_id = $1"+
 				" AND workflow_id = $2 AND step_id = $3 AND type = 'digest' AND digest_key IS NOT NULL AND "+in+""+
 				" GROUP BY subscriber_id, digest_key", db.planned(a)...)
-			if err != nil {
-				return nil, nil, fmt.Errorf("sqlstore: recent digests: %w", err)
-			}
-			for rows.Next() {
+			if err := eachRow(rows, err, func(r rowScanner) error {
 				var sub, key string
 				var created int64
-				if err := rows.Scan(&sub, &key, &created); err != nil {
-					rows.Close()
-					return nil, nil, err
+				if err := r.Scan(&sub, &key, &created); err != nil {
+					return err
 				}
 				last[name+"|"+sub+"|"+key] = fromMS(created)
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return nil, nil, err
+				return nil
+			}); err != nil {
+				return nil, nil, fmt.Errorf("sqlstore: recent digests: %w", err)
 			}
 		}
 	}
@@ -376,9 +324,9 @@ func (db *DB) appendDigestEvents(ctx context.Context, tx *sql.Tx, windows map[st
 // updateFrom updates table's rows by id from rows (their columns cols of
 // types), a chunk per statement: set assigns from v; updated_at is now.
 func (db *DB) updateFrom(ctx context.Context, tx *sql.Tx, table, cols string, types []string, set string, rows [][]any, now time.Time) error {
-	for start := 0; start < len(rows); start += db.rowsPerStatement() {
+	for start := 0; start < len(rows); start += db.d.rowsPerStatement {
 		a := args{ms(now)}
-		values := castValues(&a, rows[start:min(start+db.rowsPerStatement(), len(rows))], types)
+		values := castValues(&a, rows[start:min(start+db.d.rowsPerStatement, len(rows))], types)
 		if _, err := tx.ExecContext(ctx, "WITH v("+cols+") AS (VALUES "+values+") UPDATE "+table+" SET "+set+
 			", updated_at = $1 FROM v WHERE "+table+".id = v.id", a...); err != nil {
 			return fmt.Errorf("sqlstore: update %s: %w", table, err)
@@ -442,10 +390,10 @@ func (db *DB) writePlacedJobs(ctx context.Context, tx *sql.Tx, ps []*store.Diges
 	}
 	// The steps before a running digest are done: a merged notification's
 	// pending jobs are the ones after it.
-	for start := 0; start < len(mergedIDs); start += db.rowsPerStatement() {
+	for start := 0; start < len(mergedIDs); start += db.d.rowsPerStatement {
 		a := args{ms(now)}
 		if _, err := tx.ExecContext(ctx, "UPDATE jobs SET status = 'skipped', updated_at = $1 WHERE "+
-			db.inList(&a, "notification_id", mergedIDs[start:min(start+db.rowsPerStatement(), len(mergedIDs))])+
+			db.inList(&a, "notification_id", mergedIDs[start:min(start+db.d.rowsPerStatement, len(mergedIDs))])+
 			" AND status = 'pending'", db.planned(a)...); err != nil {
 			return fmt.Errorf("sqlstore: skip merged steps: %w", err)
 		}

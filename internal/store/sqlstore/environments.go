@@ -78,26 +78,18 @@ func (db *DB) EnvironmentGetByIdentifier(ctx context.Context, identifier string)
 func (db *DB) EnvironmentList(ctx context.Context, organizationID string) ([]store.Environment, error) {
 	rows, err := db.r.QueryContext(ctx, "SELECT "+environmentCols+" FROM environments WHERE organization_id = $1 ORDER BY created_at, id",
 		organizationID)
+	out, err := scanAll(rows, err, scanEnvironment)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: environments: %w", err)
 	}
-	defer rows.Close()
-	out := []store.Environment{}
-	for rows.Next() {
-		e, err := scanEnvironment(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // EnvironmentUpdate implements store.Tenancy.
 func (db *DB) EnvironmentUpdate(ctx context.Context, p *store.EnvironmentUpdateParams) (store.Environment, error) {
 	defer db.keys.clear() // the cached keys carry their environment
 	if p.InboxHMACDisabled != nil {
-		res, err := db.w.ExecContext(ctx, "UPDATE environments SET inbox_hmac_disabled = $1 WHERE id = $2", *p.InboxHMACDisabled, p.ID)
+		res, err := db.exec(ctx, "UPDATE environments SET inbox_hmac_disabled = $1 WHERE id = $2", *p.InboxHMACDisabled, p.ID)
 		if err != nil {
 			return store.Environment{}, fmt.Errorf("sqlstore: updating an environment: %w", err)
 		}
@@ -111,7 +103,7 @@ func (db *DB) EnvironmentUpdate(ctx context.Context, p *store.EnvironmentUpdateP
 // APIKeyKeepCopy implements store.Tenancy.
 func (db *DB) APIKeyKeepCopy(ctx context.Context, id, key string) error {
 	defer db.keys.clear()
-	_, err := db.w.ExecContext(ctx, "UPDATE api_keys SET sealed_key = $1 WHERE id = $2 AND sealed_key = ''",
+	_, err := db.exec(ctx, "UPDATE api_keys SET sealed_key = $1 WHERE id = $2 AND sealed_key = ''",
 		db.sealer.Seal([]byte(key)), id)
 	if err != nil {
 		return fmt.Errorf("sqlstore: keeping a copy of an API key: %w", err)
@@ -127,18 +119,20 @@ func (db *DB) APIKeySigningKeys(ctx context.Context, environmentID string) ([]st
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: signing keys: %w", err)
 	}
-	defer rows.Close()
 	var out []string
-	for rows.Next() {
+	if err := eachRow(rows, nil, func(r rowScanner) error {
 		var id, sealed string
-		if err := rows.Scan(&id, &sealed); err != nil {
-			return nil, err
+		if err := r.Scan(&id, &sealed); err != nil {
+			return fmt.Errorf("sqlstore: signing keys: %w", err)
 		}
 		key, err := db.sealer.Open(sealed)
 		if err != nil {
-			return nil, fmt.Errorf("%w: API key %s: %v", ErrSecretMismatch, id, err)
+			return fmt.Errorf("%w: API key %s: %v", ErrSecretMismatch, id, err)
 		}
 		out = append(out, string(key))
+		return nil
+	}); err != nil {
+		return nil, err
 	}
-	return out, rows.Err()
+	return out, nil
 }

@@ -21,14 +21,17 @@ const (
 // or reclaims it when expired or stale, so concurrent requests with one key
 // run the operation once.
 func (db *DB) IdempotencyBegin(ctx context.Context, environmentID, key, requestHash string, now time.Time) (store.IdempotencyRecord, bool, error) {
+	claim := func(r rowScanner) (env string, err error) {
+		err = r.Scan(&env)
+		return env, err
+	}
 	for range 3 {
-		var claimed string
-		err := db.w.QueryRowContext(ctx, "INSERT INTO idempotency_keys (environment_id, idem_key, request_hash, done, status, body, created_at)"+
+		_, err := execRow(ctx, db, claim, "INSERT INTO idempotency_keys (environment_id, idem_key, request_hash, done, status, body, created_at)"+
 			" VALUES ($1, $2, $3, false, 0, NULL, $4) ON CONFLICT (environment_id, idem_key) DO UPDATE SET"+
 			" request_hash = excluded.request_hash, done = false, status = 0, body = NULL, created_at = excluded.created_at"+
 			" WHERE idempotency_keys.created_at < $5 OR (idempotency_keys.done = false AND idempotency_keys.created_at < $6)"+
 			" RETURNING environment_id",
-			environmentID, key, requestHash, ms(now), ms(now.Add(-idempotencyRetention)), ms(now.Add(-idempotencyStale))).Scan(&claimed)
+			environmentID, key, requestHash, ms(now), ms(now.Add(-idempotencyRetention)), ms(now.Add(-idempotencyStale)))
 		if err == nil {
 			return store.IdempotencyRecord{RequestHash: requestHash}, true, nil
 		}
@@ -51,20 +54,20 @@ func (db *DB) IdempotencyBegin(ctx context.Context, environmentID, key, requestH
 
 // IdempotencyFinish implements store.Idempotency.
 func (db *DB) IdempotencyFinish(ctx context.Context, environmentID, key string, status int, body []byte) error {
-	_, err := db.w.ExecContext(ctx, "UPDATE idempotency_keys SET done = true, status = $1, body = $2"+
+	_, err := db.exec(ctx, "UPDATE idempotency_keys SET done = true, status = $1, body = $2"+
 		" WHERE environment_id = $3 AND idem_key = $4", status, body, environmentID, key)
 	return err
 }
 
 // IdempotencyAbandon implements store.Idempotency.
 func (db *DB) IdempotencyAbandon(ctx context.Context, environmentID, key string) error {
-	_, err := db.w.ExecContext(ctx, "DELETE FROM idempotency_keys WHERE environment_id = $1 AND idem_key = $2", environmentID, key)
+	_, err := db.exec(ctx, "DELETE FROM idempotency_keys WHERE environment_id = $1 AND idem_key = $2", environmentID, key)
 	return err
 }
 
 // IdempotencyPurge deletes records past their retention.
 func (db *DB) IdempotencyPurge(ctx context.Context, now time.Time) (int64, error) {
-	res, err := db.w.ExecContext(ctx, "DELETE FROM idempotency_keys WHERE created_at < $1", ms(now.Add(-idempotencyRetention)))
+	res, err := db.exec(ctx, "DELETE FROM idempotency_keys WHERE created_at < $1", ms(now.Add(-idempotencyRetention)))
 	if err != nil {
 		return 0, err
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -54,52 +53,10 @@ func scanMessage(row interface{ Scan(...any) error }) (store.Message, error) {
 	return m, nil
 }
 
-// insertMessages writes messages once per (job, target), on PostgreSQL a chunk per
-// statement; the in-app ones inserted are added to counts.
+// insertMessages writes messages once per (job, target); the in-app ones
+// inserted are added to counts.
 func (db *DB) insertMessages(ctx context.Context, q querier, msgs []*store.Message, counts *pendingCounts) error {
-	if db.d.name != "postgres" {
-		for _, m := range msgs {
-			if err := insertMessage(ctx, q, m, counts); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	byJob := make(map[string]*store.Message, len(msgs))
-	for start := 0; start < len(msgs); start += 500 {
-		chunk := msgs[start:min(start+500, len(msgs))]
-		var a args
-		rows := make([]string, len(chunk))
-		for i, m := range chunk {
-			byJob[m.JobID+"\x00"+m.Target] = m
-			vals := messageValues(m)
-			ph := make([]string, len(vals))
-			for k, v := range vals {
-				ph[k] = a.add(v)
-			}
-			rows[i] = "(" + strings.Join(ph, ", ") + ")"
-		}
-		res, err := q.QueryContext(ctx, "INSERT INTO messages ("+messageCols+") VALUES "+strings.Join(rows, ", ")+
-			" ON CONFLICT DO NOTHING RETURNING job_id, target", a...)
-		if err != nil {
-			return fmt.Errorf("sqlstore: insert messages: %w", err)
-		}
-		for res.Next() {
-			var jobID, target string
-			if err := res.Scan(&jobID, &target); err != nil {
-				res.Close()
-				return err
-			}
-			if m := byJob[jobID+"\x00"+target]; m != nil && m.Channel == "in_app" && !m.Deleted {
-				counts.add(m)
-			}
-		}
-		res.Close()
-		if err := res.Err(); err != nil {
-			return err
-		}
-	}
-	return nil
+	return db.d.insertMessages(ctx, q, msgs, counts)
 }
 
 // messageValues are a message's column values in messageCols order.
@@ -154,11 +111,7 @@ func insertMessage(ctx context.Context, q querier, m *store.Message, counts *pen
 // first) until it had a page, through every message of the environment for
 // a subscriber with a small inbox (80 ms against 0.2 ms at 100,000 messages).
 func (db *DB) inboxFilter(a *args, scope store.Scope, subscriberID string) string {
-	env := "environment_id"
-	if db.d.name == "sqlite" {
-		env = "+environment_id"
-	}
-	return "subscriber_id = " + a.add(subscriberID) + " AND " + env + " = " + a.add(scope.EnvironmentID) +
+	return "subscriber_id = " + a.add(subscriberID) + " AND " + db.d.unindexed + "environment_id = " + a.add(scope.EnvironmentID) +
 		" AND channel = 'in_app' AND deleted = false"
 }
 
@@ -168,11 +121,7 @@ func (db *DB) inboxFilter(a *args, scope store.Scope, subscriberID string) strin
 // environment's messages_env_created (which it chose for bound parameters:
 // every message of the environment, seconds at 1,000,000).
 func (db *DB) byIDsFilter(a *args, scope store.Scope, subscriberID string, ids []string) string {
-	sub, env := "subscriber_id", "environment_id"
-	if db.d.name == "sqlite" {
-		sub, env = "+subscriber_id", "+environment_id"
-	}
-	return sub + " = " + a.add(subscriberID) + " AND " + env + " = " + a.add(scope.EnvironmentID) +
+	return db.d.unindexed + "subscriber_id = " + a.add(subscriberID) + " AND " + db.d.unindexed + "environment_id = " + a.add(scope.EnvironmentID) +
 		" AND channel = 'in_app' AND deleted = false AND id IN (" + a.list(ids) + ")"
 }
 
@@ -182,47 +131,9 @@ func (db *DB) payloadCondition(a *args, c store.PayloadCondition) string {
 }
 
 // jsonCondition compares the value at a path of a JSON column with a JSON
-// value. The payload is jsonb on PostgreSQL; other columns are text.
+// value.
 func (db *DB) jsonCondition(a *args, col string, c store.PayloadCondition) string {
-	if db.d.name == "postgres" {
-		if col != "payload" {
-			col = "CAST(" + col + " AS jsonb)"
-		}
-		return col + " #> ARRAY[" + a.list(c.Path) + "]::text[] = " + a.add(string(c.Value)) + "::jsonb"
-	}
-	var path strings.Builder
-	path.WriteString("$")
-	for _, p := range c.Path {
-		path.WriteString(`."` + p + `"`)
-	}
-	// SQLite's -> returns the stored JSON text, escapes and number spelling
-	// included, so scalars compare as SQL values of the matching JSON type:
-	// "caf\u00e9" equals "café" and 1.5e3 equals 1500, as on PostgreSQL.
-	ph := a.add(path.String())
-	dec := json.NewDecoder(strings.NewReader(string(c.Value)))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) == nil {
-		switch t := v.(type) {
-		case nil:
-			return "json_type(" + col + ", " + ph + ") = 'null'"
-		case bool:
-			return "json_type(" + col + ", " + ph + ") = '" + strconv.FormatBool(t) + "'"
-		case string:
-			return "(json_type(" + col + ", " + ph + ") = 'text' AND " + col + " ->> " + ph + " = " + a.add(t) + ")"
-		case json.Number:
-			var num any
-			if n, err := t.Int64(); err == nil {
-				num = n
-			} else if f, err := t.Float64(); err == nil {
-				num = f
-			} else {
-				return "false"
-			}
-			return "(json_type(" + col + ", " + ph + ") IN ('integer', 'real') AND " + col + " ->> " + ph + " = " + a.add(num) + ")"
-		}
-	}
-	return "(" + col + " -> " + ph + ") = " + a.add(string(c.Value))
+	return db.d.jsonEquals(a, col, c)
 }
 
 // activeFilter keeps the messages in a subscriber's inbox proper: neither
@@ -248,7 +159,7 @@ func (db *DB) MessageFeed(ctx context.Context, p *store.FeedParams) (store.FeedP
 	if err != nil {
 		return page, fmt.Errorf("sqlstore: feed: %w", err)
 	}
-	if page.Messages, err = scanMessages(rows); err != nil {
+	if page.Messages, err = scanAll(rows, nil, scanMessage); err != nil {
 		return page, err
 	}
 	if len(page.Messages) > p.Limit {
@@ -265,20 +176,6 @@ func (db *DB) MessageFeed(ctx context.Context, p *store.FeedParams) (store.FeedP
 	}
 	err = db.r.QueryRowContext(ctx, "SELECT count(*) FROM messages WHERE "+where, countArgs...).Scan(&page.TotalCount)
 	return page, err
-}
-
-// scanMessages reads rows of messageCols and closes them.
-func scanMessages(rows *sql.Rows) ([]store.Message, error) {
-	defer rows.Close()
-	var out []store.Message
-	for rows.Next() {
-		m, err := scanMessage(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, m)
-	}
-	return out, rows.Err()
 }
 
 // markChanges are the state changes of each markAs value.
@@ -310,7 +207,7 @@ func (db *DB) MessageMarkAs(ctx context.Context, scope store.Scope, subscriberID
 		if err != nil {
 			return err
 		}
-		out, err = scanMessages(rows)
+		out, err = scanAll(rows, nil, scanMessage)
 		return err
 	})
 	if err != nil {
@@ -455,34 +352,26 @@ func (db *DB) notificationDetails(ctx context.Context, ns []store.Notification) 
 	var a args
 	rows, err := db.r.QueryContext(ctx, "SELECT "+jobReadCols+" FROM jobs WHERE notification_id IN ("+a.list(nIDs)+
 		") ORDER BY step_index, created_at, id", a...)
-	if err != nil {
+	if err := eachRow(rows, err, func(r rowScanner) error {
+		j, err := scanJob(r)
+		if err == nil {
+			jobs[j.NotificationID] = append(jobs[j.NotificationID], j)
+		}
+		return err
+	}); err != nil {
 		return nil, err
 	}
-	for rows.Next() {
-		j, err := scanJob(rows)
-		if err != nil {
-			rows.Close()
-			return nil, err
-		}
-		jobs[j.NotificationID] = append(jobs[j.NotificationID], j)
-	}
-	rows.Close()
 	details := map[string][]store.ExecutionDetail{}
 	a = nil
 	rows, err = db.r.QueryContext(ctx, "SELECT "+detailCols+" FROM execution_details WHERE notification_id IN ("+
 		a.list(nIDs)+") ORDER BY created_at, id", a...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		d, err := scanDetail(rows)
-		if err != nil {
-			return nil, err
+	if err := eachRow(rows, err, func(r rowScanner) error {
+		d, err := scanDetail(r)
+		if err == nil {
+			details[d.JobID] = append(details[d.JobID], d)
 		}
-		details[d.JobID] = append(details[d.JobID], d)
-	}
-	if err := rows.Err(); err != nil {
+		return err
+	}); err != nil {
 		return nil, err
 	}
 	out := make([]store.NotificationDetail, len(ns))
@@ -526,21 +415,9 @@ func (db *DB) NotificationList(ctx context.Context, p *store.NotificationListPar
 	}
 	rows, err := db.r.QueryContext(ctx, "SELECT "+notificationCols+" FROM notifications WHERE "+strings.Join(where, " AND ")+
 		" ORDER BY created_at DESC, id DESC LIMIT "+a.add(p.Limit+1)+" OFFSET "+a.add(p.Page*p.Limit), a...)
+	ns, err := scanAll(rows, err, scanNotification)
 	if err != nil {
 		return nil, false, fmt.Errorf("sqlstore: notifications: %w", err)
-	}
-	var ns []store.Notification
-	for rows.Next() {
-		n, err := scanNotification(rows)
-		if err != nil {
-			rows.Close()
-			return nil, false, err
-		}
-		ns = append(ns, n)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, false, err
 	}
 	more := len(ns) > p.Limit
 	if more {

@@ -97,14 +97,6 @@ func (d countDelta) move(from code, to int, tags string, n int) {
 	}
 }
 
-// countsRowsPerStatement bounds the rows of one upsert (7 arguments a row).
-func (db *DB) countsRowsPerStatement() int {
-	if db.d.name == "postgres" {
-		return 5000
-	}
-	return 100
-}
-
 // pendingCounts gathers count changes of a transaction, applied at its end
 // in (subscriber, state) order: transactions touching the same subscribers
 // then lock their count rows in one order and cannot deadlock.
@@ -181,15 +173,10 @@ func (p *pendingCounts) rows() []countsRow {
 }
 
 // applyCounts applies gathered count changes with multi-row upserts (and
-// notes the change for the realtime hook, realtime.go). On PostgreSQL a tag
-// set is keyed by its digest (inbox_counts_key): 16 tags of 64 four-byte
-// characters are longer than an index row may be.
+// notes the change for the realtime hook, realtime.go), keyed as the
+// dialect keys a tag set (dialect.countsConflict).
 func (db *DB) applyCounts(ctx context.Context, q querier, p *pendingCounts) error {
 	noteInboxChanges(q, p)
-	conflict := "(subscriber_id, state, tags)"
-	if db.d.name == "postgres" {
-		conflict = "(subscriber_id, state, md5(tags))"
-	}
 	rows := p.rows()
 	per := p.perStatement
 	if per <= 0 {
@@ -203,7 +190,7 @@ func (db *DB) applyCounts(ctx context.Context, q querier, p *pendingCounts) erro
 				a.add(p.env[r.subscriber]), a.add(r.n[0]), a.add(r.n[2]), a.add(r.n[1]), a.add(r.n[3])}, ", ")+")")
 		}
 		if _, err := q.ExecContext(ctx, "INSERT INTO inbox_counts (subscriber_id, state, tags, environment_id, unread_unseen,"+
-			" unread_seen, read_unseen, read_seen) VALUES "+strings.Join(vals, ", ")+" ON CONFLICT "+conflict+
+			" unread_seen, read_unseen, read_seen) VALUES "+strings.Join(vals, ", ")+" ON CONFLICT "+db.d.countsConflict+
 			" DO UPDATE SET unread_unseen = inbox_counts.unread_unseen + excluded.unread_unseen,"+
 			" unread_seen = inbox_counts.unread_seen + excluded.unread_seen,"+
 			" read_unseen = inbox_counts.read_unseen + excluded.read_unseen,"+
@@ -221,22 +208,20 @@ type subscriberCounts []countsRow
 func (db *DB) countsOf(ctx context.Context, environmentID, subscriberID string) (subscriberCounts, error) {
 	rows, err := db.r.QueryContext(ctx, "SELECT state, tags, unread_unseen, read_unseen, unread_seen, read_seen FROM inbox_counts"+
 		" WHERE subscriber_id = $1 AND environment_id = $2", subscriberID, environmentID)
+	out, err := scanAll(rows, err, func(s rowScanner) (countsRow, error) {
+		var r countsRow
+		if err := s.Scan(&r.state, &r.tags, &r.n[0], &r.n[1], &r.n[2], &r.n[3]); err != nil {
+			return r, err
+		}
+		if r.state < 0 || r.state >= codeCount>>2 {
+			return r, fmt.Errorf("state %d", r.state)
+		}
+		return r, nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: inbox counts: %w", err)
 	}
-	defer rows.Close()
-	var out subscriberCounts
-	for rows.Next() {
-		var r countsRow
-		if err := rows.Scan(&r.state, &r.tags, &r.n[0], &r.n[1], &r.n[2], &r.n[3]); err != nil {
-			return nil, err
-		}
-		if r.state < 0 || r.state >= codeCount>>2 {
-			return nil, fmt.Errorf("sqlstore: inbox counts: state %d", r.state)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // matches reports whether messages of code c pass the filter's state
@@ -284,21 +269,4 @@ func tagsMatch(stored string, groups [][]string) bool {
 		}
 	}
 	return true
-}
-
-// RebuildInboxCounts recomputes every subscriber's counts from the messages
-// (after bulk loads that bypass the normal write path).
-func (db *DB) RebuildInboxCounts(ctx context.Context) error {
-	return db.inTxFn(ctx, func(q querier) error {
-		if _, err := q.ExecContext(ctx, "DELETE FROM inbox_counts"); err != nil {
-			return err
-		}
-		_, err := q.ExecContext(ctx, "INSERT INTO inbox_counts (subscriber_id, state, tags, environment_id, unread_unseen,"+
-			" unread_seen, read_unseen, read_seen) SELECT subscriber_id, "+codeSQL+" / 4 AS st, coalesce(tags, '[]') AS t,"+
-			" min(environment_id),"+
-			" sum(CASE WHEN NOT read AND NOT seen THEN 1 ELSE 0 END), sum(CASE WHEN NOT read AND seen THEN 1 ELSE 0 END),"+
-			" sum(CASE WHEN read AND NOT seen THEN 1 ELSE 0 END), sum(CASE WHEN read AND seen THEN 1 ELSE 0 END)"+
-			" FROM messages WHERE channel = 'in_app' AND deleted = false GROUP BY subscriber_id, st, t")
-		return err
-	})
 }

@@ -114,38 +114,7 @@ func (db *DB) changeState(ctx context.Context, tx *sql.Tx, kind string, sel sele
 	if sel.limit > 0 {
 		bound = " ORDER BY " + sel.order + " LIMIT " + a.add(sel.limit)
 	}
-	var n int
-	var err error
-	if db.d.name == "postgres" {
-		// One statement locks the rows (in one order), changes them and
-		// returns their codes from before: rows that other transactions
-		// insert meanwhile are neither changed nor counted.
-		if bound == "" {
-			bound = " ORDER BY id"
-		}
-		lock := " FOR UPDATE"
-		if sel.skipLocked {
-			lock += " SKIP LOCKED"
-		}
-		where := sel.where + bound + lock
-		set := setClause(&a, ch, until, now)
-		n, err = collectMoves(tx.QueryContext(ctx, "WITH old AS (SELECT id, subscriber_id, environment_id, "+codeSQL+
-			" AS c, coalesce(tags, '[]') AS t FROM messages WHERE "+where+"), upd AS (UPDATE messages SET "+set+
-			" FROM old WHERE messages.id = old.id RETURNING old.subscriber_id, old.environment_id, old.c, old.t)"+
-			" SELECT subscriber_id, environment_id, c, t, count(*) FROM upd GROUP BY subscriber_id, environment_id, c, t", a...))(ch, counts)
-	} else {
-		// The one writer holds the database: the rows read are the rows changed.
-		target := sel.where
-		if bound != "" {
-			target = "id IN (SELECT id FROM messages WHERE " + sel.where + bound + ")"
-		}
-		n, err = collectMoves(tx.QueryContext(ctx, "SELECT subscriber_id, environment_id, "+codeSQL+", coalesce(tags, '[]'),"+
-			" count(*) FROM messages WHERE "+target+" GROUP BY 1, 2, 3, 4", a...))(ch, counts)
-		if err == nil && n > 0 {
-			set := setClause(&a, ch, until, now)
-			_, err = tx.ExecContext(ctx, "UPDATE messages SET "+set+" WHERE "+target, a...)
-		}
-	}
+	n, err := db.d.changeState(ctx, tx, ch, sel, bound, a, until, now, counts)
 	if err != nil {
 		return 0, fmt.Errorf("sqlstore: inbox %s: %w", kind, err)
 	}
@@ -157,23 +126,20 @@ func (db *DB) changeState(ctx context.Context, tx *sql.Tx, kind string, sel sele
 // many messages they were.
 func collectMoves(rows *sql.Rows, err error) func(ch stateChange, counts *pendingCounts) (int, error) {
 	return func(ch stateChange, counts *pendingCounts) (int, error) {
-		if err != nil {
-			return 0, err
-		}
-		defer rows.Close()
 		total := 0
-		for rows.Next() {
+		err := eachRow(rows, err, func(r rowScanner) error {
 			var sub, env, tags string
 			var c, n int
-			if err := rows.Scan(&sub, &env, &c, &tags, &n); err != nil {
-				return 0, err
+			if err := r.Scan(&sub, &env, &c, &tags, &n); err != nil {
+				return err
 			}
 			if c < 0 || c >= codeCount {
-				return 0, fmt.Errorf("code %d", c)
+				return fmt.Errorf("code %d", c)
 			}
 			counts.delta(env, sub).move(code(c), ch.next(code(c)), tags, n)
 			total += n
-		}
-		return total, rows.Err()
+			return nil
+		})
+		return total, err
 	}
 }

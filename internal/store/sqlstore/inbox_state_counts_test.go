@@ -171,7 +171,7 @@ func TestInboxStateCountsStayExact(t *testing.T) {
 						case k < 8:
 							_, err = db.MessageMarkAs(ctx, f.scope, sub, []string{msg, all[r.IntN(len(all))]}, marks[r.IntN(4)], now)
 						case k < 9:
-							_, err = db.InboxCompleteAction(ctx, f.scope, sub, msg, "primary", r.IntN(2) == 0, now)
+							_, err = db.InboxCompleteAction(ctx, &store.InboxActionParams{Scope: f.scope, SubscriberID: sub, MessageID: msg, Button: "primary", Done: r.IntN(2) == 0, Now: now})
 						default:
 							_, err = db.InboxCount(ctx, f.scope, sub, []store.InboxFilter{{}}, now)
 						}
@@ -185,7 +185,7 @@ func TestInboxStateCountsStayExact(t *testing.T) {
 		}
 		work(1, 25)
 		f.tn.Clock.Advance(4 * time.Minute)
-		_, err := db.InboxUnsnoozeDue(ctx, f.tn.Clock.Now(), 3)
+		_, err := db.InboxUnsnoozeDue(ctx, 3, f.tn.Clock.Now())
 		require.NoError(t, err)
 		work(2, 25)
 		_, err = db.MessageMarkAll(ctx, f.scope, subs[0], store.MarkSeen, f.tn.Clock.Now())

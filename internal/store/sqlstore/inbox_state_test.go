@@ -151,7 +151,7 @@ func TestInboxCompleteAction(t *testing.T) {
 		ctx := context.Background()
 		sub := id.New()
 		m := f.message(t, sub, 0, nil)
-		got, err := db.InboxCompleteAction(ctx, f.scope, sub, m.ID, "secondary", true, f.tn.Clock.Now())
+		got, err := db.InboxCompleteAction(ctx, &store.InboxActionParams{Scope: f.scope, SubscriberID: sub, MessageID: m.ID, Button: "secondary", Done: true, Now: f.tn.Clock.Now()})
 		require.NoError(t, err)
 		require.Equal(t, "rs--", flags(got))
 		action := ctaAction(t, got)
@@ -159,14 +159,14 @@ func TestInboxCompleteAction(t *testing.T) {
 		require.Equal(t, map[string]any{"type": "secondary"}, action["result"])
 		require.Len(t, action["buttons"], 2, "the buttons stay")
 
-		got, err = db.InboxCompleteAction(ctx, f.scope, sub, m.ID, "secondary", false, f.tn.Clock.Now())
+		got, err = db.InboxCompleteAction(ctx, &store.InboxActionParams{Scope: f.scope, SubscriberID: sub, MessageID: m.ID, Button: "secondary", Done: false, Now: f.tn.Clock.Now()})
 		require.NoError(t, err)
 		require.Equal(t, "pending", ctaAction(t, got)["status"])
 
 		bare := f.message(t, sub, 0, func(m *store.Message) { m.CTA = store.JSON(`{}`) })
-		_, err = db.InboxCompleteAction(ctx, f.scope, sub, bare.ID, "primary", true, f.tn.Clock.Now())
+		_, err = db.InboxCompleteAction(ctx, &store.InboxActionParams{Scope: f.scope, SubscriberID: sub, MessageID: bare.ID, Button: "primary", Done: true, Now: f.tn.Clock.Now()})
 		require.ErrorIs(t, err, store.ErrNoAction)
-		_, err = db.InboxCompleteAction(ctx, f.scope, id.New(), m.ID, "primary", true, f.tn.Clock.Now())
+		_, err = db.InboxCompleteAction(ctx, &store.InboxActionParams{Scope: f.scope, SubscriberID: id.New(), MessageID: m.ID, Button: "primary", Done: true, Now: f.tn.Clock.Now()})
 		require.ErrorIs(t, err, store.ErrNotFound)
 	})
 }
@@ -211,7 +211,7 @@ func TestInboxSnoozeExpiry(t *testing.T) {
 		require.Equal(t, 1, unseen())
 
 		// Not due yet: the pass ends nothing.
-		n, err := db.InboxUnsnoozeDue(ctx, f.tn.Clock.Now(), 100)
+		n, err := db.InboxUnsnoozeDue(ctx, 100, f.tn.Clock.Now())
 		require.NoError(t, err)
 		require.Zero(t, n)
 
@@ -235,10 +235,10 @@ func TestInboxSnoozeExpiry(t *testing.T) {
 			require.NoError(t, err)
 		}
 		f.tn.Clock.Advance(2 * time.Minute)
-		n, err = db.InboxUnsnoozeDue(ctx, f.tn.Clock.Now(), 2)
+		n, err = db.InboxUnsnoozeDue(ctx, 2, f.tn.Clock.Now())
 		require.NoError(t, err)
 		require.Equal(t, 2, n)
-		n, err = db.InboxUnsnoozeDue(ctx, f.tn.Clock.Now(), 2)
+		n, err = db.InboxUnsnoozeDue(ctx, 2, f.tn.Clock.Now())
 		require.NoError(t, err)
 		require.Equal(t, 1, n)
 		var left int

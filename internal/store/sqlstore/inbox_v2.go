@@ -24,12 +24,10 @@ const inboxLockClass = "1131"
 func (db *DB) inboxTx(ctx context.Context, scope store.Scope, subscriberID string, now time.Time,
 	fn func(tx *sql.Tx, counts *pendingCounts) error) error {
 	return db.inTx(ctx, func(tx *sql.Tx) error {
-		if db.d.name == "postgres" {
-			if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock("+inboxLockClass+", hashtext($1))", subscriberID); err != nil {
-				return fmt.Errorf("sqlstore: inbox lock: %w", err)
-			}
+		if err := db.d.lock(ctx, tx, "SELECT pg_advisory_xact_lock("+inboxLockClass+", hashtext($1))", subscriberID); err != nil {
+			return fmt.Errorf("sqlstore: inbox lock: %w", err)
 		}
-		counts := &pendingCounts{perStatement: db.countsRowsPerStatement()}
+		counts := &pendingCounts{perStatement: db.d.countsPerStatement}
 		if _, err := db.changeState(ctx, tx, changeExpire, db.dueSelection(scope, subscriberID, now), time.Time{}, now, counts); err != nil {
 			return err
 		}
@@ -70,7 +68,7 @@ func (db *DB) settleSnoozes(ctx context.Context, scope store.Scope, subscriberID
 // InboxUnsnoozeDue implements store.InboxState: the workers' pass over the
 // snoozes of every subscriber, oldest due first, passing over rows that a
 // subscriber's own change holds.
-func (db *DB) InboxUnsnoozeDue(ctx context.Context, now time.Time, limit int) (int, error) {
+func (db *DB) InboxUnsnoozeDue(ctx context.Context, limit int, now time.Time) (int, error) {
 	var one int
 	err := db.r.QueryRowContext(ctx, "SELECT 1 FROM messages WHERE snoozed_until IS NOT NULL AND deleted = false"+
 		" AND snoozed_until <= $1 LIMIT 1", ms(now)).Scan(&one)
@@ -85,7 +83,7 @@ func (db *DB) InboxUnsnoozeDue(ctx context.Context, now time.Time, limit int) (i
 		var a args
 		sel := selection{where: "snoozed_until IS NOT NULL AND deleted = false AND snoozed_until <= " + a.add(ms(now)),
 			args: a, order: "snoozed_until, id", limit: limit, skipLocked: true}
-		counts := &pendingCounts{perStatement: db.countsRowsPerStatement()}
+		counts := &pendingCounts{perStatement: db.d.countsPerStatement}
 		var err error
 		if n, err = db.changeState(ctx, tx, changeExpire, sel, time.Time{}, now, counts); err != nil {
 			return err
@@ -117,10 +115,10 @@ func (db *DB) filterConditions(a *args, f *store.InboxFilter) string {
 		b.WriteString(" AND severity IN (" + a.list(f.Severity) + ")")
 	}
 	for _, group := range f.Tags {
-		b.WriteString(" AND " + db.tagsCondition(a, group))
+		b.WriteString(" AND " + db.d.tagsAnyOf(a, group))
 	}
 	for _, c := range f.Data {
-		b.WriteString(" AND " + db.jsonCondition(a, "data", c))
+		b.WriteString(" AND " + db.d.jsonEquals(a, "data", c))
 	}
 	if f.CreatedGTE != nil {
 		b.WriteString(" AND created_at >= " + a.add(ms(*f.CreatedGTE)))
@@ -129,15 +127,6 @@ func (db *DB) filterConditions(a *args, f *store.InboxFilter) string {
 		b.WriteString(" AND created_at <= " + a.add(ms(*f.CreatedLTE)))
 	}
 	return b.String()
-}
-
-// tagsCondition holds when the message has one of the tags (its tags are a
-// JSON array of strings, or NULL).
-func (db *DB) tagsCondition(a *args, anyOf []string) string {
-	if db.d.name == "postgres" {
-		return "CAST(tags AS jsonb) ?| CAST(" + a.add(anyOf) + " AS TEXT[])"
-	}
-	return "EXISTS (SELECT 1 FROM json_each(messages.tags) WHERE json_each.value IN (" + a.list(anyOf) + "))"
 }
 
 // InboxList implements store.InboxState.
@@ -166,7 +155,7 @@ func (db *DB) InboxList(ctx context.Context, p *store.InboxListParams) (store.In
 	if err != nil {
 		return page, fmt.Errorf("sqlstore: inbox list: %w", err)
 	}
-	if page.Messages, err = scanMessages(rows); err != nil {
+	if page.Messages, err = scanAll(rows, nil, scanMessage); err != nil {
 		return page, err
 	}
 	if len(page.Messages) > p.Limit {
@@ -264,7 +253,8 @@ func (db *DB) InboxChangeMany(ctx context.Context, p *store.InboxChangeParams) (
 // InboxCompleteAction implements store.InboxState: the action's status in
 // the message's cta (done, or pending again) with the button as its result,
 // and the message read if it was not.
-func (db *DB) InboxCompleteAction(ctx context.Context, scope store.Scope, subscriberID, messageID, button string, done bool, now time.Time) (store.Message, error) {
+func (db *DB) InboxCompleteAction(ctx context.Context, p *store.InboxActionParams) (store.Message, error) {
+	scope, subscriberID, messageID, now := p.Scope, p.SubscriberID, p.MessageID, p.Now
 	var out store.Message
 	err := db.inboxTx(ctx, scope, subscriberID, now, func(tx *sql.Tx, counts *pendingCounts) error {
 		var a args
@@ -274,7 +264,7 @@ func (db *DB) InboxCompleteAction(ctx context.Context, scope store.Scope, subscr
 		if err != nil {
 			return notFound(err)
 		}
-		cta, err := setActionStatus(raw, button, done)
+		cta, err := setActionStatus(raw, p.Button, p.Done)
 		if err != nil {
 			return err
 		}

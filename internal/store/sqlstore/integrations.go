@@ -67,11 +67,7 @@ func orJSON(v store.JSON, def string) string {
 // primaries on PostgreSQL (SQLite has one writer already). NO KEY UPDATE
 // does not block the foreign-key checks of rows referencing the environment.
 func (db *DB) lockPrimaries(ctx context.Context, tx *sql.Tx, environmentID string) error {
-	if db.d.name != "postgres" {
-		return nil
-	}
-	_, err := tx.ExecContext(ctx, "SELECT 1 FROM environments WHERE id = $1 FOR NO KEY UPDATE", environmentID)
-	return err
+	return db.d.lock(ctx, tx, "SELECT 1 FROM environments WHERE id = $1 FOR NO KEY UPDATE", environmentID)
 }
 
 // demotePrimaries makes every other integration of the channel not primary.
@@ -125,7 +121,7 @@ func (db *DB) IntegrationGet(ctx context.Context, scope store.Scope, id string) 
 }
 
 // IntegrationList implements store.Integrations.
-func (db *DB) IntegrationList(ctx context.Context, p store.IntegrationListParams) ([]store.Integration, error) {
+func (db *DB) IntegrationList(ctx context.Context, p *store.IntegrationListParams) ([]store.Integration, error) {
 	var a args
 	q := "SELECT " + integrationCols + " FROM integrations WHERE organization_id = " + a.add(p.OrganizationID) + " AND deleted = false"
 	if p.EnvironmentID != "" {
@@ -138,19 +134,7 @@ func (db *DB) IntegrationList(ctx context.Context, p store.IntegrationListParams
 		q += " AND provider_id = " + a.add(p.ProviderID)
 	}
 	rows, err := db.r.QueryContext(ctx, q+" ORDER BY created_at, id", a...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []store.Integration{}
-	for rows.Next() {
-		in, err := db.scanIntegration(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, in)
-	}
-	return out, rows.Err()
+	return scanAll(rows, err, db.scanIntegration)
 }
 
 // IntegrationUpdate implements store.Integrations. A deactivated integration
@@ -202,7 +186,7 @@ func (db *DB) IntegrationUpdate(ctx context.Context, in *store.Integration) erro
 // IntegrationDelete implements store.Integrations.
 func (db *DB) IntegrationDelete(ctx context.Context, scope store.Scope, id, deletedBy string) error {
 	now := ms(db.now())
-	res, err := db.w.ExecContext(ctx, "UPDATE integrations SET deleted = true, deleted_at = $1, deleted_by = $2, active = false,"+
+	res, err := db.exec(ctx, "UPDATE integrations SET deleted = true, deleted_at = $1, deleted_by = $2, active = false,"+
 		" is_primary = false, updated_at = $1 WHERE environment_id = $3 AND id = $4 AND deleted = false",
 		now, deletedBy, scope.EnvironmentID, id)
 	if err != nil {

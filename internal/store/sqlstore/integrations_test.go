@@ -121,7 +121,7 @@ func TestIntegrationPrimaryOnCreate(t *testing.T) {
 			})
 		}
 		require.Zero(t, primaries(t, db, tn.A, ""), "agent integrations are never primary")
-		list, err := db.IntegrationList(t.Context(), store.IntegrationListParams{OrganizationID: tn.Org.ID, EnvironmentID: tn.EnvA.ID})
+		list, err := db.IntegrationList(t.Context(), &store.IntegrationListParams{OrganizationID: tn.Org.ID, EnvironmentID: tn.EnvA.ID})
 		require.NoError(t, err)
 		primary := map[string]string{}
 		for _, in := range list {
@@ -194,7 +194,7 @@ func TestIntegrationList(t *testing.T) {
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				t.Parallel()
-				list, err := db.IntegrationList(t.Context(), tc.p)
+				list, err := db.IntegrationList(t.Context(), &tc.p)
 				require.NoError(t, err)
 				got := []string{}
 				for _, in := range list {
@@ -292,7 +292,7 @@ func TestIntegrationDelete(t *testing.T) {
 
 		_, err := db.IntegrationGet(ctx, tn.A, in.ID)
 		require.ErrorIs(t, err, store.ErrNotFound)
-		list, err := db.IntegrationList(ctx, store.IntegrationListParams{OrganizationID: tn.Org.ID})
+		list, err := db.IntegrationList(ctx, &store.IntegrationListParams{OrganizationID: tn.Org.ID})
 		require.NoError(t, err)
 		require.Empty(t, list)
 		require.ErrorIs(t, db.IntegrationDelete(ctx, tn.A, in.ID, "member-7"), store.ErrNotFound, "second delete")
@@ -498,10 +498,10 @@ func TestIntegrationEnvironmentIsolation(t *testing.T) {
 				})
 			}
 		}
-		list, err := db.IntegrationList(t.Context(), store.IntegrationListParams{OrganizationID: other.OrganizationID})
+		list, err := db.IntegrationList(t.Context(), &store.IntegrationListParams{OrganizationID: other.OrganizationID})
 		require.NoError(t, err)
 		require.Empty(t, list)
-		list, err = db.IntegrationList(t.Context(), store.IntegrationListParams{OrganizationID: tn.Org.ID, EnvironmentID: tn.EnvB.ID})
+		list, err = db.IntegrationList(t.Context(), &store.IntegrationListParams{OrganizationID: tn.Org.ID, EnvironmentID: tn.EnvB.ID})
 		require.NoError(t, err)
 		require.Empty(t, list)
 	})

@@ -2,11 +2,8 @@ package sqlstore
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // jobsChannel is the PostgreSQL NOTIFY channel of new due jobs.
@@ -16,27 +13,7 @@ const jobsChannel = "herald_jobs"
 // or the connection fails. On SQLite, where one process owns the database and
 // wakes its workers in process, it just waits for ctx.
 func (db *DB) ListenJobs(ctx context.Context, wake func()) error {
-	if db.d.name != "postgres" {
-		<-ctx.Done()
-		return nil
-	}
-	conn, err := pgx.Connect(ctx, db.url)
-	if err != nil {
-		return fmt.Errorf("sqlstore: listen: %w", err)
-	}
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, "LISTEN "+jobsChannel); err != nil {
-		return fmt.Errorf("sqlstore: listen: %w", err)
-	}
-	for {
-		if _, err := conn.WaitForNotification(ctx); err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return fmt.Errorf("sqlstore: listen: %w", err)
-		}
-		wake()
-	}
+	return db.d.listen(ctx, db.url, jobsChannel, func(string) { wake() })
 }
 
 // notifyEvery is the shortest gap between two NOTIFYs of one process.
@@ -54,7 +31,7 @@ type notifier struct {
 
 // notifyJobs wakes the workers of every process, soon, after the caller's commit.
 func (db *DB) notifyJobs() {
-	if db.d.name != "postgres" {
+	if !db.d.notifies {
 		return
 	}
 	n := &db.notify

@@ -24,9 +24,11 @@ const maintainLock = 0x6865726c64 // "herld"
 // entries of every status change. SQLite needs neither: it keeps no
 // statistics unless asked and reuses free pages itself.
 func (db *DB) Maintain(ctx context.Context) ([]string, error) {
-	if db.d.name != "postgres" {
-		return nil, nil
-	}
+	return db.d.maintain(db, ctx)
+}
+
+// maintainPostgres is PostgreSQL's dialect.maintain.
+func (db *DB) maintainPostgres(ctx context.Context) ([]string, error) {
 	conn, err := db.w.Conn(ctx)
 	if err != nil {
 		return nil, err
@@ -47,16 +49,12 @@ func (db *DB) Maintain(ctx context.Context) ([]string, error) {
 	var a args
 	rows, err := conn.QueryContext(ctx, "SELECT relname, n_live_tup, n_dead_tup, n_mod_since_analyze FROM pg_stat_user_tables"+
 		" WHERE schemaname = current_schema() AND relname IN ("+a.list(maintainedTables)+") ORDER BY relname", a...)
-	if err != nil {
-		return nil, err
-	}
 	var todo []string
-	for rows.Next() {
+	if err := eachRow(rows, err, func(r rowScanner) error {
 		var name string
 		var live, dead, changed int64
-		if err := rows.Scan(&name, &live, &dead, &changed); err != nil {
-			rows.Close()
-			return nil, err
+		if err := r.Scan(&name, &live, &dead, &changed); err != nil {
+			return err
 		}
 		switch {
 		case dead > 50+live/5:
@@ -64,9 +62,8 @@ func (db *DB) Maintain(ctx context.Context) ([]string, error) {
 		case changed > 50+live/10:
 			todo = append(todo, "ANALYZE "+name)
 		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return nil
+	}); err != nil {
 		return nil, err
 	}
 	for _, stmt := range todo {

@@ -28,17 +28,9 @@ func (db *DB) MessageList(ctx context.Context, p *store.MessageListParams) ([]st
 	}
 	rows, err := db.r.QueryContext(ctx, "SELECT "+messageCols+" FROM messages WHERE "+where+
 		" ORDER BY created_at DESC, id DESC LIMIT "+strconv.Itoa(p.Limit)+" OFFSET "+strconv.Itoa(p.Page*p.Limit), a...)
+	out, err := scanAll(rows, err, scanMessage)
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	out := []store.Message{}
-	for rows.Next() {
-		m, err := scanMessage(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, m)
-	}
-	return out, total, rows.Err()
+	return out, total, nil
 }

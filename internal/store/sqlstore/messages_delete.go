@@ -25,7 +25,7 @@ func (db *DB) MessageDeleteByTransaction(ctx context.Context, p *store.MessageDe
 			var a args
 			sel := selection{where: "environment_id = " + a.add(p.EnvironmentID) + " AND transaction_id = " + a.add(p.TransactionID) +
 				" AND channel = 'in_app' AND deleted = false", args: a}
-			counts := &pendingCounts{perStatement: db.countsRowsPerStatement()}
+			counts := &pendingCounts{perStatement: db.d.countsPerStatement}
 			n, err := db.changeState(ctx, tx, store.InboxDelete, sel, time.Time{}, now, counts)
 			if err != nil {
 				return err

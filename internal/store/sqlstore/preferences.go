@@ -28,22 +28,9 @@ func scanPreference(row interface{ Scan(...any) error }) (store.SubscriberPrefer
 }
 
 // queryAll runs a query and scans every row it returns with scan.
-func queryAll[T any](ctx context.Context, q querier, scan func(interface{ Scan(...any) error }) (T, error), query string,
-	a ...any) ([]T, error) {
+func queryAll[T any](ctx context.Context, q querier, scan func(rowScanner) (T, error), query string, a ...any) ([]T, error) {
 	rows, err := q.QueryContext(ctx, query, a...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return scanAll(rows, err, scan)
 }
 
 // preferencesOf gathers a subscriber's preference rows.

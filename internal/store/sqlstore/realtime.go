@@ -12,8 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/herald-notify/herald/internal/store"
 )
 
@@ -133,7 +131,7 @@ func (db *DB) inboxCommitted(ch *txInboxChanges) {
 		changes = append(changes, *c)
 		(*fn)(*c)
 	}
-	if db.d.name == "postgres" {
+	if db.d.notifies {
 		go db.notifyInbox(changes)
 	}
 }
@@ -188,32 +186,13 @@ func (db *DB) notifyInbox(changes []store.InboxChange) {
 // ctx ends or the connection fails. On SQLite, where one process owns the
 // database, it just waits for ctx.
 func (db *DB) ListenInbox(ctx context.Context, fn func(store.InboxChange)) error {
-	if db.d.name != "postgres" {
-		<-ctx.Done()
-		return nil
-	}
-	conn, err := pgx.Connect(ctx, db.url)
-	if err != nil {
-		return fmt.Errorf("sqlstore: listen inbox: %w", err)
-	}
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, "LISTEN "+inboxChannel); err != nil {
-		return fmt.Errorf("sqlstore: listen inbox: %w", err)
-	}
-	for {
-		n, err := conn.WaitForNotification(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return fmt.Errorf("sqlstore: listen inbox: %w", err)
-		}
+	return db.d.listen(ctx, db.url, inboxChannel, func(payload string) {
 		var note inboxNote
-		if json.Unmarshal([]byte(n.Payload), &note) != nil || note.Origin == db.realtime.origin {
-			continue
+		if json.Unmarshal([]byte(payload), &note) != nil || note.Origin == db.realtime.origin {
+			return
 		}
 		fn(store.InboxChange{EnvironmentID: note.EnvironmentID, SubscriberIDs: note.SubscriberIDs, MessageIDs: note.MessageIDs})
-	}
+	})
 }
 
 // InboxMessagesByID implements store.Realtime.
@@ -227,7 +206,7 @@ func (db *DB) InboxMessagesByID(ctx context.Context, environmentID string, ids [
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: messages by id: %w", err)
 	}
-	return scanMessages(rows)
+	return scanAll(rows, nil, scanMessage)
 }
 
 // SubscribersByID implements store.Realtime.
@@ -239,16 +218,14 @@ func (db *DB) SubscribersByID(ctx context.Context, environmentID string, ids []s
 	a := args{environmentID}
 	rows, err := db.r.QueryContext(ctx, "SELECT "+subscriberCols+" FROM subscribers WHERE environment_id = $1 AND "+
 		db.inList(&a, "id", ids)+" AND deleted = false", a...)
-	if err != nil {
+	if err := eachRow(rows, err, func(r rowScanner) error {
+		s, err := scanSubscriber(r)
+		if err == nil {
+			out[s.ID] = s
+		}
+		return err
+	}); err != nil {
 		return nil, fmt.Errorf("sqlstore: subscribers by id: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		s, err := scanSubscriber(rows)
-		if err != nil {
-			return nil, err
-		}
-		out[s.ID] = s
-	}
-	return out, rows.Err()
+	return out, nil
 }

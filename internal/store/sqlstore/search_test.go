@@ -53,7 +53,7 @@ func TestSubscriberSearchFilters(t *testing.T) {
 			Email: ptr("alice@example.com"), Phone: ptr("+1 555 0100"), FirstName: ptr("Ada"), LastName: ptr("Lovelace"), CreatedAt: base, UpdatedAt: base},
 			store.Subscriber{ID: id.New(), OrganizationID: tn.Org.ID, EnvironmentID: tn.EnvB.ID, SubscriberID: "sub-1",
 				Email: ptr("alice@example.com"), Phone: ptr("+1 555 0100"), FirstName: ptr("Ada"), LastName: ptr("Lovelace"), CreatedAt: base, UpdatedAt: base})
-		require.NoError(t, db.SubscriberBulkInsert(ctx, subs))
+		require.NoError(t, db.SubscriberBulkLoad(ctx, subs))
 		require.NoError(t, db.SubscriberDelete(ctx, tn.A, "deleted"))
 
 		for _, tc := range []struct {
@@ -189,7 +189,7 @@ func TestSubscriberSearchOrderAndPaging(t *testing.T) {
 				OrganizationID: tn.Org.ID, EnvironmentID: tn.EnvA.ID, SubscriberID: fmt.Sprintf("p-%02d", i),
 				CreatedAt: base.Add(time.Duration(i%3) * time.Hour), UpdatedAt: base.Add(time.Duration(i%4) * time.Minute)})
 		}
-		require.NoError(t, db.SubscriberBulkInsert(t.Context(), subs))
+		require.NoError(t, db.SubscriberBulkLoad(t.Context(), subs))
 
 		for _, order := range []store.SubscriberOrder{store.OrderByID, store.OrderByCreatedAt, store.OrderByUpdatedAt} {
 			for _, desc := range []bool{false, true} {
@@ -278,7 +278,7 @@ func TestSubscriberSearchCountCap(t *testing.T) {
 			subs[i] = store.Subscriber{ID: id.New(), OrganizationID: tn.Org.ID, EnvironmentID: tn.EnvA.ID,
 				SubscriberID: fmt.Sprintf("c%d", i), Email: ptr(fmt.Sprintf("c%d@example.com", i)), CreatedAt: base, UpdatedAt: base}
 		}
-		require.NoError(t, db.SubscriberBulkInsert(ctx, subs))
+		require.NoError(t, db.SubscriberBulkLoad(ctx, subs))
 
 		res, err := db.SubscriberSearch(ctx, &store.SubscriberSearchParams{Scope: tn.A, OrderBy: store.OrderByID, Limit: 10})
 		require.NoError(t, err)

@@ -4,14 +4,11 @@ package sqlstore
 // (migration 0004, PostgreSQL); queries must spell it the same to use it.
 const emailWordsExpr = "regexp_split_to_array(email, '[^A-Za-z0-9]+')"
 
-// emailWordsFilter returns, on PostgreSQL, a condition equal to "email
+// emailWordsPostgres is dialect.emailWords: a condition equal to "email
 // contains v" that the e-mail words index answers: the words v encloses
 // must be words of the address, and the address must contain v. ok is false
-// when v encloses no word (or on SQLite): use the plain substring condition.
-func (db *DB) emailWordsFilter(a *args, v string) (cond string, ok bool) {
-	if db.d.name != "postgres" {
-		return "", false
-	}
+// when v encloses no word: use the plain substring condition.
+func emailWordsPostgres(a *args, v string) (cond string, ok bool) {
 	words := enclosedWords(v)
 	if len(words) == 0 {
 		return "", false

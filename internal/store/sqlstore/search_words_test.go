@@ -40,7 +40,7 @@ func TestSubscriberSearchEmailWords(t *testing.T) {
 			subs = append(subs, store.Subscriber{ID: id.NewAt(at), OrganizationID: tn.Org.ID, EnvironmentID: tn.EnvA.ID,
 				SubscriberID: fmt.Sprintf("s%02d", i), Email: ptr(e), CreatedAt: at, UpdatedAt: at})
 		}
-		require.NoError(t, db.SubscriberBulkInsert(ctx, subs))
+		require.NoError(t, db.SubscriberBulkLoad(ctx, subs))
 		for _, q := range queries {
 			var want []string
 			for i, e := range emails {

@@ -81,7 +81,7 @@ func (db *DB) SecretCheck(ctx context.Context) error {
 		if err := db.probeSealed(ctx); err != nil {
 			return err
 		}
-		if _, err := db.w.ExecContext(ctx, "INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
+		if _, err := db.exec(ctx, "INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
 			settingSecretCheck, db.sealer.Seal([]byte(secretCheckText))); err != nil {
 			return fmt.Errorf("sqlstore: writing the secret check: %w", err)
 		}
@@ -136,21 +136,18 @@ type sealedIntegration struct {
 // ones too; with clearOnly, of those holding secret fields in the clear.
 func sealedIntegrations(ctx context.Context, q querier, clearOnly bool) ([]sealedIntegration, error) {
 	rows, err := q.QueryContext(ctx, "SELECT id, credentials, configurations, secret_configurations FROM integrations ORDER BY id")
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var out []sealedIntegration
-	for rows.Next() {
+	err = eachRow(rows, err, func(r rowScanner) error {
 		var s sealedIntegration
-		if err := rows.Scan(&s.id, &s.credentials, &s.configurations, &s.secrets); err != nil {
-			return nil, err
+		if err := r.Scan(&s.id, &s.credentials, &s.configurations, &s.secrets); err != nil {
+			return err
 		}
 		if !clearOnly || hasSecretConfiguration(s.configurations) {
 			out = append(out, s)
 		}
-	}
-	return out, rows.Err()
+		return nil
+	})
+	return out, err
 }
 
 // reseal re-encrypts one integration's sealed columns from one sealer to
@@ -314,20 +311,11 @@ func resealIdempotent(ctx context.Context, tx *sql.Tx, from, to Sealer) (int, er
 		rows, err := tx.QueryContext(ctx, "SELECT environment_id, idem_key, body FROM idempotency_keys"+
 			" WHERE body IS NOT NULL AND (environment_id > $1 OR (environment_id = $1 AND idem_key > $2))"+
 			" ORDER BY environment_id, idem_key LIMIT $3", afterEnv, afterKey, idempotencyPage)
-		if err != nil {
-			return n, err
-		}
-		var page []row
-		for rows.Next() {
+		page, err := scanAll(rows, err, func(s rowScanner) (row, error) {
 			var r row
-			if err := rows.Scan(&r.env, &r.key, &r.body); err != nil {
-				rows.Close()
-				return n, err
-			}
-			page = append(page, r)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+			return r, s.Scan(&r.env, &r.key, &r.body)
+		})
+		if err != nil {
 			return n, err
 		}
 		for _, r := range page {
@@ -354,21 +342,12 @@ func resealIdempotent(ctx context.Context, tx *sql.Tx, from, to Sealer) (int, er
 // resealAPIKeys re-encrypts the copies of API keys, revoked ones too.
 func resealAPIKeys(ctx context.Context, tx *sql.Tx, from, to Sealer) (int, error) {
 	rows, err := tx.QueryContext(ctx, "SELECT id, sealed_key FROM api_keys WHERE sealed_key <> '' ORDER BY id")
-	if err != nil {
-		return 0, err
-	}
 	type row struct{ id, sealed string }
-	var all []row
-	for rows.Next() {
+	all, err := scanAll(rows, err, func(s rowScanner) (row, error) {
 		var r row
-		if err := rows.Scan(&r.id, &r.sealed); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		all = append(all, r)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return r, s.Scan(&r.id, &r.sealed)
+	})
+	if err != nil {
 		return 0, err
 	}
 	for _, r := range all {

@@ -51,7 +51,7 @@ func TestIntegrationSecretConfigurations(t *testing.T) {
 		require.NotContains(t, sealed, signingKey)
 		require.NotContains(t, sealed, "inboundWebhookSigningKey")
 
-		list, err := db.IntegrationList(t.Context(), store.IntegrationListParams{OrganizationID: tn.Org.ID})
+		list, err := db.IntegrationList(t.Context(), &store.IntegrationListParams{OrganizationID: tn.Org.ID})
 		require.NoError(t, err)
 		for _, it := range list {
 			if it.ID == in.ID {

@@ -1,8 +1,7 @@
 // Package sqlstore implements store.Store on database/sql for both of
 // Herald's databases: SQLite (modernc.org/sqlite, the embedded default) and
-// PostgreSQL (pgx). The SQL text is shared; the few places where the dialects
-// differ (row locks, substring search, unique-violation errors) go through
-// the dialect value.
+// PostgreSQL (pgx). The SQL text is shared; every place where the dialects
+// differ goes through the dialect value (dialect.go).
 package sqlstore
 
 import (
@@ -58,33 +57,6 @@ type DB struct {
 }
 
 var _ store.Store = (*DB)(nil)
-
-type dialect struct {
-	name      string
-	forUpdate string
-	// substring returns a condition that col contains arg (case-sensitive)
-	// and the argument to bind for it.
-	substring func(col, placeholder string, value string) (string, any)
-	unique    func(error) bool
-}
-
-var sqliteDialect = dialect{
-	name: "sqlite",
-	substring: func(col, ph, v string) (string, any) {
-		return "instr(" + col + ", " + ph + ") > 0", v
-	},
-	unique: func(err error) bool { return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed") },
-}
-
-var postgresDialect = dialect{
-	name:      "postgres",
-	forUpdate: " FOR UPDATE",
-	substring: func(col, ph, v string) (string, any) {
-		r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
-		return col + " LIKE " + ph + ` ESCAPE '\'`, "%" + r.Replace(v) + "%"
-	},
-	unique: func(err error) bool { return err != nil && strings.Contains(err.Error(), "SQLSTATE 23505") },
-}
 
 // OpenSQLite opens (creating) the SQLite database file at path.
 func OpenSQLite(ctx context.Context, path string, sealer Sealer) (*DB, error) {
@@ -180,13 +152,11 @@ func (db *DB) migrate(ctx context.Context) error {
 		return fmt.Errorf("sqlstore: connect: %w", err)
 	}
 	defer conn.Close()
-	if db.d.name == "postgres" {
-		// One lock for the whole database: extensions are database-wide.
-		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(72687311)"); err != nil {
-			return fmt.Errorf("sqlstore: migration lock: %w", err)
-		}
-		defer conn.ExecContext(context.Background(), "SELECT pg_advisory_unlock(72687311)") //nolint:errcheck
+	// One lock for the whole database: extensions are database-wide.
+	if err := db.d.lock(ctx, conn, "SELECT pg_advisory_lock(72687311)"); err != nil {
+		return fmt.Errorf("sqlstore: migration lock: %w", err)
 	}
+	defer db.d.lock(context.Background(), conn, "SELECT pg_advisory_unlock(72687311)") //nolint:errcheck
 	if _, err := conn.ExecContext(ctx,
 		"CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)"); err != nil {
 		return fmt.Errorf("sqlstore: %w", err)
@@ -195,19 +165,14 @@ func (db *DB) migrate(ctx context.Context) error {
 	// the highest: a migration merged later with a lower number still runs.
 	applied := map[int]bool{}
 	rows, err := conn.QueryContext(ctx, "SELECT version FROM schema_migrations")
-	if err != nil {
-		return fmt.Errorf("sqlstore: %w", err)
-	}
-	for rows.Next() {
+	if err := eachRow(rows, err, func(r rowScanner) error {
 		var v int
-		if err := rows.Scan(&v); err != nil {
-			rows.Close()
-			return fmt.Errorf("sqlstore: %w", err)
+		if err := r.Scan(&v); err != nil {
+			return err
 		}
 		applied[v] = true
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return nil
+	}); err != nil {
 		return fmt.Errorf("sqlstore: %w", err)
 	}
 	for _, e := range entries {

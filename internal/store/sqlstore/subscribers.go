@@ -127,7 +127,7 @@ func (db *DB) SubscriberGet(ctx context.Context, scope store.Scope, subscriberID
 
 // SubscriberDelete implements store.Subscribers.
 func (db *DB) SubscriberDelete(ctx context.Context, scope store.Scope, subscriberID string) error {
-	res, err := db.w.ExecContext(ctx, "UPDATE subscribers SET deleted = true, updated_at = $1"+
+	res, err := db.exec(ctx, "UPDATE subscribers SET deleted = true, updated_at = $1"+
 		" WHERE environment_id = $2 AND subscriber_id = $3 AND deleted = false", ms(db.now()), scope.EnvironmentID, subscriberID)
 	if err != nil {
 		return err
@@ -163,7 +163,7 @@ func (db *DB) SubscriberSearch(ctx context.Context, p *store.SubscriberSearchPar
 	} {
 		if f.v != nil {
 			if f.col == "email" {
-				if cond, ok := db.emailWordsFilter(&a, *f.v); ok {
+				if cond, ok := db.d.emailWords(&a, *f.v); ok {
 					where = append(where, cond)
 					continue
 				}
@@ -208,18 +208,7 @@ func (db *DB) SubscriberSearch(ctx context.Context, p *store.SubscriberSearchPar
 	q := "SELECT " + subscriberCols + " FROM subscribers WHERE " + strings.Join(where, " AND ") +
 		" ORDER BY " + order + " LIMIT " + a.add(p.Limit+1)
 	rows, err := db.r.QueryContext(ctx, q, a...)
-	if err != nil {
-		return res, fmt.Errorf("sqlstore: search: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		s, err := scanSubscriber(rows)
-		if err != nil {
-			return res, err
-		}
-		res.Subscribers = append(res.Subscribers, s)
-	}
-	if err := rows.Err(); err != nil {
+	if res.Subscribers, err = scanAll(rows, err, scanSubscriber); err != nil {
 		return res, fmt.Errorf("sqlstore: search: %w", err)
 	}
 	more := len(res.Subscribers) > p.Limit
@@ -354,60 +343,21 @@ func (db *DB) subscriberChannelsChange(ctx context.Context, scope store.Scope, s
 	return out, err
 }
 
-// SubscriberBulkInsert implements store.Subscribers.
-func (db *DB) SubscriberBulkInsert(ctx context.Context, subs []store.Subscriber) error {
-	perStatement := 500
-	if db.d.name == "sqlite" {
-		// The SQLite driver binds $n arguments in time quadratic in their
-		// number per statement: 500 rows (7,000 arguments) made 50,000 rows
-		// take 15 s; 10 rows a statement takes under 1 s.
-		perStatement = 10
-	}
-	return db.inTx(ctx, func(tx *sql.Tx) error {
-		for start := 0; start < len(subs); start += perStatement {
-			batch := subs[start:min(start+perStatement, len(subs))]
-			var a args
-			var rows []string
-			for _, s := range batch {
-				rows = append(rows, "("+strings.Join([]string{a.add(s.ID), a.add(s.OrganizationID), a.add(s.EnvironmentID),
-					a.add(s.SubscriberID), a.add(s.FirstName), a.add(s.LastName), a.add(s.Email), a.add(s.Phone),
-					a.add(s.Avatar), a.add(s.Locale), a.add(s.Timezone), a.add(nullJSON(s.Data)),
-					a.add(ms(s.CreatedAt)), a.add(ms(s.UpdatedAt))}, ", ")+")")
-			}
-			if _, err := tx.ExecContext(ctx, "INSERT INTO subscribers (id, organization_id, environment_id, subscriber_id,"+
-				" first_name, last_name, email, phone, avatar, locale, timezone, data, created_at, updated_at) VALUES "+
-				strings.Join(rows, ", "), a...); err != nil {
-				if db.d.unique(err) {
-					return store.ErrConflict
-				}
-				return fmt.Errorf("sqlstore: bulk insert: %w", err)
-			}
-		}
-		return nil
-	})
-}
-
 // subscribersBySubscriberID reads the existing subscribers among the
 // subscriberIds of an environment.
 func (db *DB) subscribersBySubscriberID(ctx context.Context, q querier, environmentID string, ids []string) (map[string]store.Subscriber, error) {
 	known := make(map[string]store.Subscriber, len(ids))
-	for start := 0; start < len(ids); start += db.rowsPerStatement() {
+	for start := 0; start < len(ids); start += db.d.rowsPerStatement {
 		a := args{environmentID}
 		rows, err := q.QueryContext(ctx, "SELECT "+subscriberCols+" FROM subscribers WHERE environment_id = $1"+
-			" AND "+db.inList(&a, "subscriber_id", ids[start:min(start+db.rowsPerStatement(), len(ids))])+" AND deleted = false", db.planned(a)...)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			s, err := scanSubscriber(rows)
-			if err != nil {
-				rows.Close()
-				return nil, err
+			" AND "+db.inList(&a, "subscriber_id", ids[start:min(start+db.d.rowsPerStatement, len(ids))])+" AND deleted = false", db.planned(a)...)
+		if err := eachRow(rows, err, func(r rowScanner) error {
+			s, err := scanSubscriber(r)
+			if err == nil {
+				known[s.SubscriberID] = s
 			}
-			known[s.SubscriberID] = s
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+			return err
+		}); err != nil {
 			return nil, err
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"hash/fnv"
 	"slices"
 	"strings"
 
@@ -98,15 +97,13 @@ func (db *DB) SubscriberBulkUpsert(ctx context.Context, p *store.SubscriberBulkU
 	}
 	now := ms(db.now())
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		if db.d.name == "postgres" {
-			if err := lockSubscriberIDs(ctx, tx, p.EnvironmentID, rows); err != nil {
-				return err
-			}
+		if err := db.lockSubscriberIDs(ctx, tx, p.EnvironmentID, rows); err != nil {
+			return err
 		}
 		for _, m := range masks {
 			g := groups[m]
-			for start := 0; start < len(g); start += db.rowsPerStatement() {
-				chunk := g[start:min(start+db.rowsPerStatement(), len(g))]
+			for start := 0; start < len(g); start += db.d.rowsPerStatement {
+				chunk := g[start:min(start+db.d.rowsPerStatement, len(g))]
 				if err := upsertSubscriberRows(ctx, tx, p.Scope, chunk, now, byID, created); err != nil {
 					return err
 				}
@@ -148,44 +145,36 @@ func upsertSubscriberRows(ctx context.Context, tx *sql.Tx, scope store.Scope, ro
 	res, err := tx.QueryContext(ctx, "INSERT INTO subscribers ("+strings.Join(cols, ", ")+") VALUES "+strings.Join(values, ", ")+
 		" ON CONFLICT (environment_id, subscriber_id) WHERE deleted = false DO UPDATE SET "+strings.Join(sets, ", ")+
 		" RETURNING id, subscriber_id", a...)
-	if err != nil {
-		return fmt.Errorf("sqlstore: bulk upsert: %w", err)
-	}
-	defer res.Close()
-	for res.Next() {
+	if err := eachRow(res, err, func(s rowScanner) error {
 		var rowID, sid string
-		if err := res.Scan(&rowID, &sid); err != nil {
+		if err := s.Scan(&rowID, &sid); err != nil {
 			return err
 		}
 		if r := byID[sid]; r != nil && r.newID == rowID {
 			created[r.first] = true
 		}
-	}
-	return res.Err()
-}
-
-// lockSubscriberIDs takes a transaction-scoped advisory lock per
-// subscriberId of rows, keys in ascending order.
-func lockSubscriberIDs(ctx context.Context, tx *sql.Tx, environmentID string, rows []*bulkUpsertRow) error {
-	keys := make([]int64, 0, len(rows))
-	for _, r := range rows {
-		h := fnv.New64a()
-		h.Write([]byte("subscriber\x00" + environmentID + "\x00" + r.p.SubscriberID))
-		keys = append(keys, int64(h.Sum64()))
-	}
-	slices.Sort(keys)
-	keys = slices.Compact(keys)
-	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(k) FROM unnest(CAST($1 AS BIGINT[])) AS u(k)", keys); err != nil {
-		return fmt.Errorf("sqlstore: subscriber locks: %w", err)
+		return nil
+	}); err != nil {
+		return fmt.Errorf("sqlstore: bulk upsert: %w", err)
 	}
 	return nil
+}
+
+// lockSubscriberIDs takes a transaction-scoped lock per subscriberId of rows
+// (see dialect.lockKeys).
+func (db *DB) lockSubscriberIDs(ctx context.Context, tx *sql.Tx, environmentID string, rows []*bulkUpsertRow) error {
+	names := make([]string, 0, len(rows))
+	for _, r := range rows {
+		names = append(names, "subscriber\x00"+environmentID+"\x00"+r.p.SubscriberID)
+	}
+	return db.d.lockKeys(ctx, tx, "subscriber", names)
 }
 
 // SubscriberSetOnline implements store.Subscribers: going offline records
 // when the subscriber was last online; going online leaves that time as it was.
 func (db *DB) SubscriberSetOnline(ctx context.Context, p *store.SubscriberOnlineParams) (store.Subscriber, error) {
-	return scanSubscriber(db.w.QueryRowContext(ctx, "UPDATE subscribers SET is_online = $1,"+
+	return execRow(ctx, db, scanSubscriber, "UPDATE subscribers SET is_online = $1,"+
 		" last_online_at = CASE WHEN $1 THEN last_online_at ELSE $2 END, version = version + 1, updated_at = $2"+
 		" WHERE environment_id = $3 AND subscriber_id = $4 AND deleted = false RETURNING "+subscriberCols,
-		p.Online, ms(db.now()), p.EnvironmentID, p.SubscriberID))
+		p.Online, ms(db.now()), p.EnvironmentID, p.SubscriberID)
 }

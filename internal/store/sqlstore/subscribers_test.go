@@ -232,7 +232,7 @@ func TestSubscriberConcurrentCreate(t *testing.T) {
 	})
 }
 
-func TestSubscriberBulkInsert(t *testing.T) {
+func TestSubscriberBulkLoad(t *testing.T) {
 	t.Parallel()
 	testdb.ForEach(t, func(t *testing.T, db *sqlstore.DB) {
 		ctx := t.Context()
@@ -242,7 +242,7 @@ func TestSubscriberBulkInsert(t *testing.T) {
 				Data: store.JSON(`{"k":"v"}`), CreatedAt: base, UpdatedAt: base.Add(time.Second)},
 			{ID: id.New(), OrganizationID: tn.Org.ID, EnvironmentID: tn.EnvA.ID, SubscriberID: "b2", CreatedAt: base, UpdatedAt: base},
 		}
-		require.NoError(t, db.SubscriberBulkInsert(ctx, subs))
+		require.NoError(t, db.SubscriberBulkLoad(ctx, subs))
 		got, err := db.SubscriberGet(ctx, tn.A, "b1")
 		require.NoError(t, err)
 		require.Equal(t, subs[0].ID, got.ID)
@@ -253,7 +253,7 @@ func TestSubscriberBulkInsert(t *testing.T) {
 
 		dup := []store.Subscriber{{ID: id.New(), OrganizationID: tn.Org.ID, EnvironmentID: tn.EnvA.ID, SubscriberID: "b3", CreatedAt: base, UpdatedAt: base},
 			{ID: id.New(), OrganizationID: tn.Org.ID, EnvironmentID: tn.EnvA.ID, SubscriberID: "b2", CreatedAt: base, UpdatedAt: base}}
-		require.ErrorIs(t, db.SubscriberBulkInsert(ctx, dup), store.ErrConflict)
+		require.ErrorIs(t, db.SubscriberBulkLoad(ctx, dup), store.ErrConflict)
 		_, err = db.SubscriberGet(ctx, tn.A, "b3")
 		require.ErrorIs(t, err, store.ErrNotFound, "a failed bulk insert writes nothing")
 	})

@@ -13,10 +13,8 @@ import (
 func (db *DB) Bootstrap(ctx context.Context, p *store.BootstrapParams) (bool, error) {
 	created := false
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		if db.d.name == "postgres" {
-			if _, err := tx.ExecContext(ctx, "LOCK TABLE organizations IN SHARE ROW EXCLUSIVE MODE"); err != nil {
-				return err
-			}
+		if err := db.d.lock(ctx, tx, "LOCK TABLE organizations IN SHARE ROW EXCLUSIVE MODE"); err != nil {
+			return err
 		}
 		var n int
 		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM organizations").Scan(&n); err != nil {
@@ -129,25 +127,13 @@ func (db *DB) apiKeyGetByHash(ctx context.Context, hash string) (store.APIKey, s
 // APIKeyList implements store.Tenancy.
 func (db *DB) APIKeyList(ctx context.Context, environmentID string) ([]store.APIKey, error) {
 	rows, err := db.r.QueryContext(ctx, "SELECT "+apiKeyCols+" FROM api_keys k WHERE k.environment_id = $1 ORDER BY k.created_at, k.id", environmentID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []store.APIKey
-	for rows.Next() {
-		k, err := scanAPIKey(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, k)
-	}
-	return out, rows.Err()
+	return scanAll(rows, err, func(r rowScanner) (store.APIKey, error) { return scanAPIKey(r) })
 }
 
 // APIKeyRevoke implements store.Tenancy.
 func (db *DB) APIKeyRevoke(ctx context.Context, environmentID, id string) error {
 	defer db.keys.clear()
-	res, err := db.w.ExecContext(ctx, "UPDATE api_keys SET revoked_at = $1 WHERE environment_id = $2 AND id = $3 AND revoked_at IS NULL",
+	res, err := db.exec(ctx, "UPDATE api_keys SET revoked_at = $1 WHERE environment_id = $2 AND id = $3 AND revoked_at IS NULL",
 		ms(db.now()), environmentID, id)
 	if err != nil {
 		return err

@@ -70,7 +70,7 @@ func TestBootstrap(t *testing.T) {
 			require.Equal(t, p.APIKeys[i], k)
 			require.Equal(t, env, kenv)
 
-			ins, err := db.IntegrationList(ctx, store.IntegrationListParams{OrganizationID: p.Organization.ID, EnvironmentID: env.ID})
+			ins, err := db.IntegrationList(ctx, &store.IntegrationListParams{OrganizationID: p.Organization.ID, EnvironmentID: env.ID})
 			require.NoError(t, err)
 			require.Len(t, ins, 1)
 			require.True(t, ins[0].Primary)

@@ -119,18 +119,13 @@ func (db *DB) membersOf(ctx context.Context, q querier, scope store.Scope, membe
 		var a args
 		rows, err := q.QueryContext(ctx, "SELECT "+subscriberCols+" FROM subscribers WHERE environment_id = "+a.add(scope.EnvironmentID)+
 			" AND deleted = false AND subscriber_id IN ("+a.list(ids)+")", a...)
-		if err != nil {
-			return nil, nil, err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			s, err := scanSubscriber(rows)
-			if err != nil {
-				return nil, nil, err
+		if err := eachRow(rows, err, func(r rowScanner) error {
+			s, err := scanSubscriber(r)
+			if err == nil {
+				found[s.SubscriberID] = s
 			}
-			found[s.SubscriberID] = s
-		}
-		if err := rows.Err(); err != nil {
+			return err
+		}); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -209,26 +204,18 @@ func (db *DB) TopicUnsubscribe(ctx context.Context, scope store.Scope, key strin
 				a = append(a, m.Identifier)
 			}
 			rows, err := tx.QueryContext(ctx, q+" RETURNING id, identifier, created_at, updated_at", a...)
+			removed, err := scanAll(rows, err, func(r rowScanner) (store.TopicSubscription, error) {
+				sub := store.TopicSubscription{Topic: t, Subscriber: s}
+				var created, updated int64
+				err := r.Scan(&sub.ID, &sub.Identifier, &created, &updated)
+				sub.CreatedAt, sub.UpdatedAt = fromMS(created), fromMS(updated)
+				return sub, err
+			})
 			if err != nil {
 				return err
 			}
-			n := 0
-			for rows.Next() {
-				sub := store.TopicSubscription{Topic: t, Subscriber: s}
-				var created, updated int64
-				if err := rows.Scan(&sub.ID, &sub.Identifier, &created, &updated); err != nil {
-					rows.Close()
-					return err
-				}
-				sub.CreatedAt, sub.UpdatedAt = fromMS(created), fromMS(updated)
-				out.Subscriptions = append(out.Subscriptions, sub)
-				n++
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return err
-			}
-			if n == 0 && !slices.Contains(out.NotMembers, m.SubscriberID) {
+			out.Subscriptions = append(out.Subscriptions, removed...)
+			if len(removed) == 0 && !slices.Contains(out.NotMembers, m.SubscriberID) {
 				out.NotMembers = append(out.NotMembers, m.SubscriberID)
 			}
 		}

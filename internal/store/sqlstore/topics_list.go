@@ -59,19 +59,8 @@ func (db *DB) TopicList(ctx context.Context, p *store.TopicListParams) ([]store.
 	}
 	where, order, reverse := pageClause(&a, "id", p.TopicPage)
 	rows, err := db.r.QueryContext(ctx, "SELECT "+topicCols+" FROM topics WHERE "+filter+where+order, a...)
+	out, err := scanAll(rows, err, scanTopic)
 	if err != nil {
-		return nil, false, 0, err
-	}
-	defer rows.Close()
-	out := []store.Topic{}
-	for rows.Next() {
-		t, err := scanTopic(rows)
-		if err != nil {
-			return nil, false, 0, err
-		}
-		out = append(out, t)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, false, 0, err
 	}
 	out, more := trimPage(out, p.Limit, reverse)
@@ -97,24 +86,20 @@ func (db *DB) TopicSubscriptionList(ctx context.Context, p *store.TopicSubscript
 	where, order, reverse := pageClause(&a, "ts.id", p.TopicPage)
 	rows, err := db.r.QueryContext(ctx, "SELECT ts.id, ts.identifier, ts.created_at, ts.updated_at, s.subscriber_id"+
 		" FROM topic_subscriptions ts JOIN subscribers s ON s.id = ts.subscriber_id WHERE "+filter+where+order, a...)
-	if err != nil {
-		return nil, false, 0, err
-	}
-	defer rows.Close()
 	var subs []store.TopicSubscription
 	var sids []string
-	for rows.Next() {
+	if err := eachRow(rows, err, func(r rowScanner) error {
 		sub := store.TopicSubscription{Topic: t}
 		var created, updated int64
 		var sid string
-		if err := rows.Scan(&sub.ID, &sub.Identifier, &created, &updated, &sid); err != nil {
-			return nil, false, 0, err
+		if err := r.Scan(&sub.ID, &sub.Identifier, &created, &updated, &sid); err != nil {
+			return err
 		}
 		sub.CreatedAt, sub.UpdatedAt = fromMS(created), fromMS(updated)
 		sub.Subscriber.SubscriberID = sid
 		subs, sids = append(subs, sub), append(sids, sid)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	}); err != nil {
 		return nil, false, 0, err
 	}
 	subs, more := trimPage(subs, p.Limit, reverse)
@@ -154,27 +139,22 @@ func (db *DB) SubscriberTopicList(ctx context.Context, p *store.SubscriberTopicL
 	where, order, reverse := pageClause(&a, "ts.id", p.TopicPage)
 	rows, err := db.r.QueryContext(ctx, "SELECT ts.id, ts.identifier, ts.created_at, ts.updated_at, t.id, t.organization_id,"+
 		" t.environment_id, t.topic_key, t.name, t.data, t.created_at, t.updated_at"+from+filter+where+order, a...)
-	if err != nil {
-		return nil, false, 0, err
-	}
-	defer rows.Close()
-	out := []store.TopicSubscription{}
-	for rows.Next() {
+	out, err := scanAll(rows, err, func(r rowScanner) (store.TopicSubscription, error) {
 		sub := store.TopicSubscription{Subscriber: s}
 		var created, updated, tCreated, tUpdated int64
 		var data sql.NullString
 		t := &sub.Topic
-		if err := rows.Scan(&sub.ID, &sub.Identifier, &created, &updated, &t.ID, &t.OrganizationID, &t.EnvironmentID, &t.Key,
+		if err := r.Scan(&sub.ID, &sub.Identifier, &created, &updated, &t.ID, &t.OrganizationID, &t.EnvironmentID, &t.Key,
 			&t.Name, &data, &tCreated, &tUpdated); err != nil {
-			return nil, false, 0, err
+			return sub, err
 		}
 		if data.Valid {
 			t.Data = store.JSON(data.String)
 		}
 		sub.CreatedAt, sub.UpdatedAt, t.CreatedAt, t.UpdatedAt = fromMS(created), fromMS(updated), fromMS(tCreated), fromMS(tUpdated)
-		out = append(out, sub)
-	}
-	if err := rows.Err(); err != nil {
+		return sub, nil
+	})
+	if err != nil {
 		return nil, false, 0, err
 	}
 	out, more := trimPage(out, p.Limit, reverse)

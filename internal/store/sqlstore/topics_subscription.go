@@ -62,20 +62,8 @@ func (db *DB) findSubscription(ctx context.Context, q querier, ref *store.TopicS
 	live := " AND EXISTS (SELECT 1 FROM subscribers s WHERE s.id = topic_subscriptions.subscriber_id AND s.deleted = false)"
 	rows, err := q.QueryContext(ctx, "SELECT "+subscriptionRowCols+" FROM topic_subscriptions WHERE topic_id = $1"+
 		" AND identifier = $2"+live+" ORDER BY id LIMIT 2"+forUpdate, t.ID, ref.Identifier)
+	found, err := scanAll(rows, err, func(r rowScanner) (subscriptionRow, error) { return scanSubscriptionRow(r, t) })
 	if err != nil {
-		return subscriptionRow{}, err
-	}
-	var found []subscriptionRow
-	for rows.Next() {
-		r, err := scanSubscriptionRow(rows, t)
-		if err != nil {
-			rows.Close()
-			return subscriptionRow{}, err
-		}
-		found = append(found, r)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return subscriptionRow{}, err
 	}
 	switch {
@@ -141,16 +129,12 @@ func (db *DB) resolvePreferences(ctx context.Context, q querier, environmentID s
 	}
 	rows, err := q.QueryContext(ctx, "SELECT "+workflowCols+" FROM workflows WHERE environment_id = $1 AND deleted = false"+
 		" ORDER BY created_at, id", environmentID)
+	workflows, err := scanAll(rows, err, scanWorkflow)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: workflows: %w", err)
 	}
-	defer rows.Close()
 	var out []storedPreference
-	for rows.Next() {
-		w, err := scanWorkflow(rows)
-		if err != nil {
-			return nil, err
-		}
+	for _, w := range workflows {
 		i := slices.IndexFunc(rules, func(r store.TopicPreferenceRule) bool {
 			return slices.Contains(r.WorkflowIDs, w.ID) || slices.Contains(r.WorkflowIDs, w.Key) ||
 				slices.ContainsFunc(r.Tags, func(tag string) bool { return slices.Contains(w.Tags, tag) })
@@ -161,7 +145,7 @@ func (db *DB) resolvePreferences(ctx context.Context, q querier, environmentID s
 		enabled := rules[i].Enabled == nil || *rules[i].Enabled
 		out = append(out, storedPreference{WorkflowID: w.ID, Enabled: enabled, Condition: json.RawMessage(rules[i].Condition)})
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // subscriptionDetails completes a subscription with its subscriber and the

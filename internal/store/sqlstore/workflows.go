@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"github.com/jackc/pgx/v5"
 	"strings"
 	"time"
 
@@ -52,7 +51,7 @@ func marshalText(v any, empty string) string {
 // WorkflowCreate implements store.Workflows.
 func (db *DB) WorkflowCreate(ctx context.Context, w *store.Workflow) error {
 	defer db.workflows.clear()
-	_, err := db.w.ExecContext(ctx, "INSERT INTO workflows ("+workflowCols+") VALUES"+
+	_, err := db.exec(ctx, "INSERT INTO workflows ("+workflowCols+") VALUES"+
 		" ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
 		w.ID, w.OrganizationID, w.EnvironmentID, w.Key, w.Name, w.Description, marshalText(w.Tags, "[]"), w.Active,
 		w.Critical, w.Severity, orJSON(w.Preferences, "{}"), nullJSON(w.PayloadSchema), marshalText(w.Steps, "[]"),
@@ -82,7 +81,7 @@ func (db *DB) workflowGet(ctx context.Context, scope store.Scope, idOrKey string
 }
 
 // WorkflowList implements store.Workflows.
-func (db *DB) WorkflowList(ctx context.Context, p store.WorkflowListParams) ([]store.Workflow, int, error) {
+func (db *DB) WorkflowList(ctx context.Context, p *store.WorkflowListParams) ([]store.Workflow, int, error) {
 	var a args
 	where := "environment_id = " + a.add(p.EnvironmentID) + " AND deleted = false"
 	if p.Active {
@@ -101,26 +100,18 @@ func (db *DB) WorkflowList(ctx context.Context, p store.WorkflowListParams) ([]s
 	}
 	rows, err := db.r.QueryContext(ctx, "SELECT "+workflowCols+" FROM workflows WHERE "+where+
 		" ORDER BY created_at DESC, id DESC LIMIT "+a.add(p.Limit)+" OFFSET "+a.add(p.Offset), a...)
+	out, err := scanAll(rows, err, scanWorkflow)
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	out := []store.Workflow{}
-	for rows.Next() {
-		w, err := scanWorkflow(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, w)
-	}
-	return out, total, rows.Err()
+	return out, total, nil
 }
 
 // WorkflowUpdate implements store.Workflows.
 func (db *DB) WorkflowUpdate(ctx context.Context, w *store.Workflow) error {
 	defer db.workflows.clear()
 	w.UpdatedAt = db.now()
-	res, err := db.w.ExecContext(ctx, "UPDATE workflows SET workflow_key = $1, name = $2, description = $3, tags = $4,"+
+	res, err := db.exec(ctx, "UPDATE workflows SET workflow_key = $1, name = $2, description = $3, tags = $4,"+
 		" active = $5, critical = $6, severity = $7, preferences = $8, payload_schema = $9, steps = $10, updated_at = $11"+
 		" WHERE environment_id = $12 AND id = $13 AND deleted = false",
 		w.Key, w.Name, w.Description, marshalText(w.Tags, "[]"), w.Active, w.Critical, w.Severity,
@@ -141,7 +132,7 @@ func (db *DB) WorkflowUpdate(ctx context.Context, w *store.Workflow) error {
 // WorkflowDelete implements store.Workflows.
 func (db *DB) WorkflowDelete(ctx context.Context, scope store.Scope, id string) error {
 	defer db.workflows.clear()
-	res, err := db.w.ExecContext(ctx, "UPDATE workflows SET deleted = true, updated_at = $1 WHERE environment_id = $2"+
+	res, err := db.exec(ctx, "UPDATE workflows SET deleted = true, updated_at = $1 WHERE environment_id = $2"+
 		" AND id = $3 AND deleted = false", ms(db.now()), scope.EnvironmentID, id)
 	if err != nil {
 		return err
@@ -160,18 +151,16 @@ func (db *DB) workflowsByID(ctx context.Context, q querier, ids []string) (map[s
 	}
 	var a args
 	rows, err := q.QueryContext(ctx, "SELECT "+workflowCols+" FROM workflows WHERE "+db.inList(&a, "id", ids), db.planned(a)...)
-	if err != nil {
+	if err := eachRow(rows, err, func(r rowScanner) error {
+		w, err := scanWorkflow(r)
+		if err == nil {
+			out[w.ID] = w
+		}
+		return err
+	}); err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		w, err := scanWorkflow(rows)
-		if err != nil {
-			return nil, err
-		}
-		out[w.ID] = w
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // list adds each value and returns their placeholders joined by commas.
@@ -186,19 +175,13 @@ func (db *DB) workflowsByID(ctx context.Context, q querier, ids []string) (map[s
 // look-ups are short to plan; the statements that write keep their cached
 // plans.
 func (db *DB) inList(a *args, col string, values []string) string {
-	if db.d.name == "postgres" {
-		return col + " = ANY(CAST(" + a.add(values) + " AS TEXT[]))"
-	}
-	return col + " IN (" + a.list(values) + ")"
+	return db.d.inList(a, col, values)
 }
 
 // planned are a statement's arguments with, on PostgreSQL, the instruction
 // to plan it for them (an unnamed statement, its description cached).
 func (db *DB) planned(a args) []any {
-	if db.d.name == "postgres" {
-		return append([]any{pgx.QueryExecModeCacheDescribe}, a...)
-	}
-	return a
+	return db.d.planned(a)
 }
 
 func (a *args) list(values []string) string {

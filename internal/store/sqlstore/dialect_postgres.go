@@ -1,0 +1,137 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/herald-notify/herald/internal/store"
+)
+
+// postgresDialect is PostgreSQL's (pgx): concurrent writers, maybe several
+// processes.
+var postgresDialect = dialect{
+	name:               "postgres",
+	forUpdate:          " FOR UPDATE",
+	skipLocked:         " FOR UPDATE SKIP LOCKED",
+	rowsPerStatement:   500,
+	countsPerStatement: 5000,
+	countsConflict:     "(subscriber_id, state, md5(tags))",
+	notifies:           true,
+	unique:             func(err error) bool { return err != nil && strings.Contains(err.Error(), "SQLSTATE 23505") },
+	lock: func(ctx context.Context, q querier, query string, args ...any) error {
+		_, err := q.ExecContext(ctx, query, args...)
+		return err
+	},
+	substring: func(col, ph, v string) (string, any) {
+		r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+		return col + " LIKE " + ph + ` ESCAPE '\'`, "%" + r.Replace(v) + "%"
+	},
+	inList: func(a *args, col string, values []string) string {
+		return col + " = ANY(CAST(" + a.add(values) + " AS TEXT[]))"
+	},
+	// Planned for its values: an unnamed statement, its description cached.
+	planned: func(a args) []any { return append([]any{pgx.QueryExecModeCacheDescribe}, a...) },
+	tagsAnyOf: func(a *args, anyOf []string) string {
+		return "CAST(tags AS jsonb) ?| CAST(" + a.add(anyOf) + " AS TEXT[])"
+	},
+	// The payload is jsonb; other columns are text.
+	jsonEquals: func(a *args, col string, c store.PayloadCondition) string {
+		if col != "payload" {
+			col = "CAST(" + col + " AS jsonb)"
+		}
+		return col + " #> ARRAY[" + a.list(c.Path) + "]::text[] = " + a.add(string(c.Value)) + "::jsonb"
+	},
+	emailWords:      emailWordsPostgres,
+	listen:          listenPostgres,
+	insertMessages:  insertMessagesChunked,
+	changeState:     changeStatePostgres,
+	loadSubscribers: (*DB).bulkLoadPostgres,
+	loadMessages: func(ctx context.Context, conn *sql.Conn, _ *sql.Tx, msgs []store.Message) error {
+		return copyMessages(ctx, conn, msgs)
+	},
+	maintain: (*DB).maintainPostgres,
+}
+
+// listenPostgres is dialect.listen on a connection of its own.
+func listenPostgres(ctx context.Context, url, channel string, fn func(payload string)) error {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return fmt.Errorf("sqlstore: listen %s: %w", channel, err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, "LISTEN "+channel); err != nil {
+		return fmt.Errorf("sqlstore: listen %s: %w", channel, err)
+	}
+	for {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("sqlstore: listen %s: %w", channel, err)
+		}
+		fn(n.Payload)
+	}
+}
+
+// insertMessagesChunked is dialect.insertMessages a chunk of 500 messages
+// per statement.
+func insertMessagesChunked(ctx context.Context, q querier, msgs []*store.Message, counts *pendingCounts) error {
+	byJob := make(map[string]*store.Message, len(msgs))
+	for start := 0; start < len(msgs); start += 500 {
+		chunk := msgs[start:min(start+500, len(msgs))]
+		var a args
+		rows := make([]string, len(chunk))
+		for i, m := range chunk {
+			byJob[m.JobID+"\x00"+m.Target] = m
+			vals := messageValues(m)
+			ph := make([]string, len(vals))
+			for k, v := range vals {
+				ph[k] = a.add(v)
+			}
+			rows[i] = "(" + strings.Join(ph, ", ") + ")"
+		}
+		res, err := q.QueryContext(ctx, "INSERT INTO messages ("+messageCols+") VALUES "+strings.Join(rows, ", ")+
+			" ON CONFLICT DO NOTHING RETURNING job_id, target", a...)
+		inserted, err := scanAll(res, err, func(r rowScanner) (*store.Message, error) {
+			var jobID, target string
+			err := r.Scan(&jobID, &target)
+			return byJob[jobID+"\x00"+target], err
+		})
+		if err != nil {
+			return fmt.Errorf("sqlstore: insert messages: %w", err)
+		}
+		for _, m := range inserted {
+			if m != nil && m.Channel == "in_app" && !m.Deleted {
+				counts.add(m)
+			}
+		}
+	}
+	return nil
+}
+
+// changeStatePostgres is dialect.changeState in one statement that locks
+// the rows (in one order), changes them and returns their codes from
+// before: rows that other transactions insert meanwhile are neither changed
+// nor counted.
+func changeStatePostgres(ctx context.Context, tx *sql.Tx, ch stateChange, sel selection, bound string, a args,
+	until, now time.Time, counts *pendingCounts) (int, error) {
+	if bound == "" {
+		bound = " ORDER BY id"
+	}
+	lock := " FOR UPDATE"
+	if sel.skipLocked {
+		lock += " SKIP LOCKED"
+	}
+	where := sel.where + bound + lock
+	set := setClause(&a, ch, until, now)
+	return collectMoves(tx.QueryContext(ctx, "WITH old AS (SELECT id, subscriber_id, environment_id, "+codeSQL+
+		" AS c, coalesce(tags, '[]') AS t FROM messages WHERE "+where+"), upd AS (UPDATE messages SET "+set+
+		" FROM old WHERE messages.id = old.id RETURNING old.subscriber_id, old.environment_id, old.c, old.t)"+
+		" SELECT subscriber_id, environment_id, c, t, count(*) FROM upd GROUP BY subscriber_id, environment_id, c, t", a...))(ch, counts)
+}
