@@ -65,7 +65,9 @@ func (r *recorder) Write(b []byte) (int, error) {
 
 // wrap runs a handler of no route (the catch-all) inside the request
 // pipeline; see wrapRoute.
-func (s *Server) wrap(a access, h handlerFunc) http.Handler { return s.wrapRoute(metrics.Unmatched, a, h) }
+func (s *Server) wrap(a access, h handlerFunc) http.Handler {
+	return s.wrapRoute(metrics.Unmatched, a, h)
+}
 
 // wrapRoute runs a handler inside Herald's request pipeline: request id,
 // panic recovery, body limit, authentication, rate limit, idempotency,
