@@ -232,7 +232,8 @@ func TestServeRefusesShortAPIKey(t *testing.T) {
 	}
 }
 
-// TestServeWorkerRole: a worker process answers /health only.
+// TestServeWorkerRole: a worker process answers /health, and /metrics with
+// its token, only.
 func TestServeWorkerRole(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -240,7 +241,8 @@ func TestServeWorkerRole(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- serve(ctx, config.Config{Addr: "127.0.0.1:0", DataDir: dir, Role: "worker", LogLevel: "error"}, testConsole(&out, &out, nil))
+		done <- serve(ctx, config.Config{Addr: "127.0.0.1:0", DataDir: dir, Role: "worker", LogLevel: "error",
+			MetricsToken: "worker-metrics-token"}, testConsole(&out, &out, nil))
 	}()
 	var base string
 	require.Eventually(t, func() bool {
@@ -259,6 +261,21 @@ func TestServeWorkerRole(t *testing.T) {
 	require.NoError(t, err)
 	res.Body.Close()
 	require.Equal(t, 404, res.StatusCode, "no API on a worker")
+	res, err = http.Get(base + "/metrics")
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, 401, res.StatusCode, "the metrics take the token")
+	req, err := http.NewRequest("GET", base+"/metrics", nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer worker-metrics-token")
+	res, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	body, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	require.NoError(t, err)
+	require.Equal(t, 200, res.StatusCode)
+	require.Contains(t, string(body), `herald_jobs{status="due",type="email"} 0`)
+	require.Contains(t, string(body), `go_sql_open_connections{db_name="herald_write"}`)
 	cancel()
 	require.NoError(t, <-done)
 

@@ -24,6 +24,7 @@ import (
 	"github.com/herald-notify/herald/internal/demo"
 	"github.com/herald-notify/herald/internal/engine"
 	"github.com/herald-notify/herald/internal/httpapi"
+	"github.com/herald-notify/herald/internal/metrics"
 	"github.com/herald-notify/herald/internal/realtime"
 	"github.com/herald-notify/herald/internal/sandbox"
 	"github.com/herald-notify/herald/internal/secret"
@@ -78,8 +79,10 @@ func command(stdout, stderr io.Writer) *cli.Command {
 						Sources: cli.EnvVars("HERALD_RENDER_MAX_ITERATIONS"), Destination: &cfg.Render.MaxIterations},
 					&cli.IntFlag{Name: "render-max-output", Value: sandbox.DefaultLimits.MaxOutput, Usage: "bytes of one rendered template",
 						Sources: cli.EnvVars("HERALD_RENDER_MAX_OUTPUT"), Destination: &cfg.Render.MaxOutput},
-					&cli.StringFlag{Name: "debug-addr", Usage: "serve Go's profiler (pprof) on this separate address, e.g. 127.0.0.1:6060 (off when empty)",
+					&cli.StringFlag{Name: "debug-addr", Usage: "serve Go's profiler (pprof) and /metrics, without a token, on this separate address, e.g. 127.0.0.1:6060 (off when empty)",
 						Sources: cli.EnvVars("HERALD_DEBUG_ADDR"), Destination: &cfg.DebugAddr},
+					&cli.StringFlag{Name: "metrics-token", Usage: "Bearer token that GET /metrics requires (open when empty)",
+						Sources: cli.EnvVars("HERALD_METRICS_TOKEN"), Destination: &cfg.MetricsToken},
 					&cli.IntFlag{Name: "workers", Value: 2, Usage: "job claim loops of this process (each runs a batch at a time)",
 						Sources: cli.EnvVars("HERALD_WORKERS"), Destination: &cfg.Workers},
 					&cli.BoolFlag{Name: "allow-private-networks", Usage: "let provider calls and webhooks reach loopback, private, link-local and metadata addresses",
@@ -258,8 +261,9 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 		return err
 	}
 	go purgeLoop(ctx, a, log)
+	met := metrics.New(metrics.Options{Stats: a.Store, Pools: metrics.Pools(a.Store.Writer(), a.Store.Reader()), Logger: log})
 	if cfg.DebugAddr != "" {
-		if _, err := serveDebug(ctx, cfg.DebugAddr, log); err != nil {
+		if _, err := serveDebug(ctx, cfg.DebugAddr, log, met.Handler()); err != nil {
 			return err
 		}
 	}
@@ -280,7 +284,7 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 	var eng *engine.Engine
 	var workersDone chan struct{}
 	if cfg.Role != "api" {
-		eng = engine.New(engine.Options{Store: a.Store, Logger: log, Listen: a.Store.ListenJobs, Sandbox: sb, Workers: cfg.Workers,
+		eng = engine.New(engine.Options{Store: a.Store, Logger: log, Listen: a.Store.ListenJobs, Sandbox: sb, Workers: cfg.Workers, Metrics: met,
 			Delivery: engine.DeliveryOptions{AllowPrivateNetworks: cfg.Delivery.AllowPrivateNetworks,
 				Timeout: cfg.Delivery.Timeout, Attempts: cfg.Delivery.Attempts, PerProvider: cfg.Delivery.PerProvider}})
 		workersDone = make(chan struct{})
@@ -308,7 +312,7 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 	}
 	var handler http.Handler = httpapi.New(httpapi.Options{Store: a.Store, Keys: a.Keys, Logger: log,
 		RateLimit: cfg.RateLimit, AuthFailureLimit: cfg.AuthFailureLimit, OnTrigger: onTrigger, Sandbox: sb,
-		CORSOrigins: origins, InboxSessionTTL: cfg.InboxSessionTTL, Realtime: rt})
+		CORSOrigins: origins, InboxSessionTTL: cfg.InboxSessionTTL, Realtime: rt, Metrics: met, MetricsToken: cfg.MetricsToken})
 	var page *demo.Page
 	if cfg.DemoPage && cfg.Role != "worker" {
 		if page, err = demo.Setup(ctx, a.Store, log); err != nil {
@@ -317,8 +321,11 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 		handler = page.Wrap(handler)
 	}
 	if cfg.Role == "worker" {
+		// A worker's listener answers /health and /metrics (with the
+		// same token as the API's) and nothing else.
 		health := http.NewServeMux()
 		health.Handle("GET /health", handler)
+		health.Handle("GET /metrics", handler)
 		handler = health
 	}
 	srv := &http.Server{

@@ -43,8 +43,11 @@ type Config struct {
 	Delivery Delivery
 	// Workers is the number of job claim loops of a worker process.
 	Workers int
-	// DebugAddr, when set, serves Go's profiler there.
+	// DebugAddr, when set, serves Go's profiler (and the metrics) there.
 	DebugAddr string
+	// MetricsToken, when set, is the Bearer token GET /metrics of the API
+	// (and of a worker) requires; empty leaves it open.
+	MetricsToken string
 	// CORSOrigins are the origins whose pages may call the API,
 	// comma-separated ("*", the default when empty: any origin).
 	CORSOrigins string
@@ -85,10 +88,24 @@ func (c Config) Validate() error {
 	if _, err := c.Origins(); err != nil {
 		return err
 	}
+	if !printable(c.MetricsToken) {
+		return fmt.Errorf("config: HERALD_METRICS_TOKEN (--metrics-token) must be printable ASCII without spaces")
+	}
 	if c.InboxSessionTTL < 0 {
 		return fmt.Errorf("config: HERALD_INBOX_SESSION_TTL (--inbox-session-ttl) must not be negative")
 	}
 	return nil
+}
+
+// printable reports whether s is printable ASCII without spaces: a value
+// an Authorization header can carry as it is.
+func printable(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
 }
 
 // Origins parses CORSOrigins: "*", or origins such as

@@ -42,3 +42,12 @@ func TestOrigins(t *testing.T) {
 	}
 	require.Error(t, Config{InboxSessionTTL: -time.Second}.Validate())
 }
+
+func TestMetricsToken(t *testing.T) {
+	t.Parallel()
+	require.NoError(t, Config{}.Validate(), "no token: /metrics is open")
+	require.NoError(t, Config{MetricsToken: "s3cr3t-Token_~"}.Validate())
+	for _, bad := range []string{"two words", "tab\there", "nul\x00", "é"} {
+		require.Error(t, Config{MetricsToken: bad}.Validate(), "%q", bad)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/herald-notify/herald/internal/metrics"
 	"github.com/herald-notify/herald/internal/provider"
 	"github.com/herald-notify/herald/internal/store"
 )
@@ -254,9 +255,12 @@ func (e *Engine) message(c store.Claimed, channel string, a *attempt, content st
 	if a.res != nil {
 		m.ProviderMessageID = a.res.ProviderMessageID
 	}
+	outcome := metrics.OutcomeSent
 	if a.err != nil {
 		m.Status, m.ErrorText = store.MessageError, a.err.Error()
+		outcome = metrics.OutcomeFailed
 	}
+	e.o.Metrics.MessageOutcome(channel, a.in.ProviderID, outcome)
 	return m
 }
 
@@ -331,6 +335,7 @@ func (e *Engine) deliverOne(ctx context.Context, o store.JobOutcome, c store.Cla
 			o.Details = append(o.Details, e.providerDetail(o, *cur, "Warning", fmt.Sprintf(
 				"Temporary provider error, retrying in %s (attempt %d of %d): %s", wait.Round(time.Millisecond),
 				st.Attempts, e.o.Delivery.Attempts, pe.Error()), errorRaw(pe)))
+			e.o.Metrics.MessageOutcome(channel, cur.ProviderID, metrics.OutcomeRetry)
 			return e.requeue(o, st, wait, pe.Error())
 		}
 		if next := nextCandidate(cands, st, cur.ID); !pinned && next != nil {
@@ -339,6 +344,7 @@ func (e *Engine) deliverOne(ctx context.Context, o store.JobOutcome, c store.Cla
 				next.ProviderID, st.Attempts, cur.Identifier, cur.ProviderID, pe.Error()), errorRaw(pe)))
 			st.Tried, st.IntegrationID, st.Attempts = append(st.Tried, cur.ID), next.ID, 0
 			o.IntegrationID = next.ID
+			e.o.Metrics.MessageOutcome(channel, cur.ProviderID, metrics.OutcomeRetry)
 			return e.requeue(o, st, 0, pe.Error())
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/herald-notify/herald/internal/metrics"
 	"github.com/herald-notify/herald/internal/provider"
 	"github.com/herald-notify/herald/internal/store"
 )
@@ -128,6 +129,7 @@ func (e *Engine) deliverMany(ctx context.Context, o store.JobOutcome, c store.Cl
 			st.Done, sent = append(st.Done, t.key), sent+1
 		case a.err.Class == provider.Transient && st.Attempts+1 < e.o.Delivery.Attempts:
 			transient = a.err
+			e.o.Metrics.MessageOutcome(step.Type, t.in.ProviderID, metrics.OutcomeRetry)
 			o.Details = append(o.Details, e.providerDetail(o, t.in, "Warning", "Temporary provider error: "+a.err.Error(), errorRaw(a.err)))
 		default:
 			o.Messages = append(o.Messages, e.message(c, step.Type, a, msg.Content, subject, where))
@@ -169,7 +171,7 @@ func (e *Engine) dropInvalidTokens(ctx context.Context, o *store.JobOutcome, c s
 	scope := store.Scope{OrganizationID: c.Job.OrganizationID, EnvironmentID: c.Job.EnvironmentID}
 	n, err := e.o.Store.SubscriberTokensRemove(ctx, scope, c.Subscriber.SubscriberID, in.ID, bad)
 	if err != nil {
-		e.log.Warn("removing invalid device tokens", "jobId", c.Job.ID, "err", err)
+		e.log.WarnContext(ctx, "removing invalid device tokens", "err", err)
 		o.Details = append(o.Details, e.providerDetail(*o, in, "Warning",
 			fmt.Sprintf("The provider refused %d device token(s) as invalid; removing them failed: %v", len(bad), err), nil))
 		return

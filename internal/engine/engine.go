@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/herald-notify/herald/internal/logctx"
+	"github.com/herald-notify/herald/internal/metrics"
 	"github.com/herald-notify/herald/internal/sandbox"
 	"github.com/herald-notify/herald/internal/store"
 )
@@ -45,6 +47,8 @@ type Options struct {
 	Sandbox *sandbox.Sandbox
 	// Delivery configures the providers' calls.
 	Delivery DeliveryOptions
+	// Metrics, when set, counts deliveries and finished jobs.
+	Metrics *metrics.Metrics
 	// FanoutBatch is how many recipients of a topic or broadcast one
 	// transaction adds (default 500); FanoutBatches how many batches a
 	// fan-out job runs before it queues itself again (default 4).
@@ -96,6 +100,7 @@ func New(o Options) *Engine {
 	if e.log == nil {
 		e.log = slog.Default()
 	}
+	e.log = logctx.Logger(e.log) // a job's lines carry its job, transaction and environment ids
 	if e.now == nil {
 		e.now = time.Now
 	}
@@ -297,10 +302,13 @@ func (e *Engine) RunOnce(ctx context.Context) (int, error) {
 			return 0, err
 		}
 	}
+	now := e.now()
 	for i, ok := range applied {
 		if !ok {
-			e.log.Warn("dropped the outcome of a job whose lease was lost", "jobId", outcomes[i].Job.ID)
+			e.log.WarnContext(jobContext(ctx, outcomes[i].Job), "dropped the outcome of a job whose lease was lost")
+			continue
 		}
+		e.finished(ctx, outcomes[i], now)
 	}
 	return resumed + len(claimed), nil
 }
@@ -319,7 +327,7 @@ func (e *Engine) finishEach(ctx context.Context, outcomes []store.JobOutcome, ca
 			ok, err = e.o.Store.JobFinish(ctx, []store.JobOutcome{o}, e.now())
 		}
 		if err != nil {
-			e.log.Error("writing a job outcome; retrying the job", "jobId", o.Job.ID, "err", err)
+			e.log.ErrorContext(jobContext(ctx, o.Job), "writing a job outcome; retrying the job", "err", err)
 			ok, err = e.o.Store.JobFinish(ctx, []store.JobOutcome{e.retry(store.JobOutcome{Job: o.Job}, err)}, e.now())
 		}
 		if err != nil {
@@ -338,10 +346,11 @@ func (e *Engine) finishEach(ctx context.Context, outcomes []store.JobOutcome, ca
 // runGuarded runs one job; a panic fails that job alone, with its id in the
 // log, and the batch goes on.
 func (e *Engine) runGuarded(ctx context.Context, c store.Claimed, b *batchIntegrations) (o store.JobOutcome, join *store.DigestJoinParams) {
+	ctx = jobContext(ctx, c.Job)
 	defer func() {
 		if p := recover(); p != nil {
-			e.log.Error("a step panicked; its job fails", "jobId", c.Job.ID, "notificationId", c.Job.NotificationID,
-				"transactionId", c.Job.TransactionID, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			e.log.ErrorContext(ctx, "a step panicked; its job fails", "notificationId", c.Job.NotificationID,
+				"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			o, join = e.fail(store.JobOutcome{Job: c.Job}, "Internal", "The step failed unexpectedly; nothing was sent"), nil
 			if c.Job.Type == store.JobFanout {
 				o = e.fanoutFailed(o, "The fan-out failed unexpectedly")

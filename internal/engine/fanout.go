@@ -17,15 +17,14 @@ func (e *Engine) fanout(ctx context.Context, c store.Claimed) store.JobOutcome {
 	// Every committed batch resets the attempts: only runs that wrote
 	// nothing count.
 	if c.Job.Attempts > e.o.MaxAttempts {
-		e.log.Error("a fan-out made no progress in its attempts; it stops", "jobId", c.Job.ID,
-			"transactionId", c.Job.TransactionID, "attempts", c.Job.Attempts-1)
+		e.log.ErrorContext(ctx, "a fan-out made no progress in its attempts; it stops", "attempts", c.Job.Attempts-1)
 		return e.fanoutFailed(o, fmt.Sprintf("Gave up after %d attempts without progress", c.Job.Attempts-1))
 	}
 	for i := 1; ; i++ {
 		res, err := e.o.Store.FanoutRun(ctx, &store.FanoutRunParams{Job: c.Job, Limit: e.o.FanoutBatch,
 			Yield: i >= e.o.FanoutBatches, Lease: e.o.Lease, Now: e.now()})
 		if err != nil {
-			e.log.Warn("fanning out a trigger", "jobId", c.Job.ID, "transactionId", c.Job.TransactionID, "err", err)
+			e.log.WarnContext(ctx, "fanning out a trigger", "err", err)
 			o = e.retry(store.JobOutcome{Job: c.Job}, err)
 			o.Details = nil // a fan-out job has no notification to show them on
 			return o

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/herald-notify/herald/internal/id"
+	"github.com/herald-notify/herald/internal/metrics"
 	"github.com/herald-notify/herald/internal/preference"
 	"github.com/herald-notify/herald/internal/sandbox"
 	"github.com/herald-notify/herald/internal/store"
@@ -108,6 +109,7 @@ func (e *Engine) inApp(o store.JobOutcome, c store.Claimed, ctl map[string]any) 
 		m.Data, _ = json.Marshal(d)
 	}
 	o.Messages, o.Status = []*store.Message{m}, store.JobCompleted
+	e.o.Metrics.MessageOutcome(m.Channel, m.ProviderID, metrics.OutcomeSent)
 	raw, _ := json.Marshal(map[string]string{"messageId": m.ID})
 	rs := string(raw)
 	o.Details = append(o.Details, e.detail(o, "Success", "Internal", "In-app message created", &rs))

@@ -36,6 +36,7 @@ type sweepRoute struct {
 var sweepRoutes = []sweepRoute{
 	{pattern: "GET /health", query: map[string]string{}},
 	{pattern: "GET /openapi.json", query: map[string]string{}},
+	{pattern: "GET /metrics", query: map[string]string{}},
 
 	{pattern: "POST /v2/subscribers", query: map[string]string{"failIfExists": "false"}, enums: []string{"failIfExists"},
 		body: `{"subscriberId":"sw-new-#N#","firstName":"Ada","lastName":"L","email":"ada@example.com","phone":"+15550100",` +

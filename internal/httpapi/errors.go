@@ -83,8 +83,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		ae = errorf(http.StatusConflict, "Conflict")
 	default:
 		errorID := newErrorID()
+		// The request's context adds its requestId (logctx).
 		s.log.ErrorContext(r.Context(), "request failed", "errorId", errorID, "method", r.Method,
-			"path", r.URL.Path, "requestId", requestIDFrom(r.Context()), "err", err)
+			"path", r.URL.Path, "err", err)
 		s.writeJSON(w, http.StatusInternalServerError, errorBody{
 			StatusCode: 500, Timestamp: formatTime(s.now()), Path: r.URL.Path,
 			Message: "Internal server error", Error: http.StatusText(500), ErrorID: errorID,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/herald-notify/herald/internal/engine"
 	"github.com/herald-notify/herald/internal/id"
+	"github.com/herald-notify/herald/internal/logctx"
 	"github.com/herald-notify/herald/internal/provider"
 	"github.com/herald-notify/herald/internal/store"
 )
@@ -232,6 +233,9 @@ func (s *Server) prepareTrigger(r *http.Request, t *triggerRequest) (triggerJSON
 	if t.transactionID == "" {
 		t.transactionID = id.New()
 	}
+	if f := logctx.From(r.Context()); f != nil {
+		f.TransactionID = t.transactionID // on the request's log lines, the access log's too
+	}
 	out := triggerJSON{Acknowledged: true, Status: "processed", TransactionID: t.transactionID}
 	switch {
 	case !wf.Active:
@@ -279,7 +283,7 @@ func (s *Server) triggered(r *http.Request, t triggerRequest, out triggerJSON, r
 		// The established service acknowledges the event and fails the
 		// fan-out of a topic it cannot find; the rest goes on.
 		s.log.WarnContext(r.Context(), "trigger names topics that do not exist; their fan-out is left out",
-			"transactionId", t.transactionID, "topicKeys", res.MissingTopics)
+			"topicKeys", res.MissingTopics)
 	}
 	if s.onTrigger != nil {
 		s.onTrigger()
@@ -374,6 +378,9 @@ func (s *Server) eventTriggerBulk(w http.ResponseWriter, r *http.Request) error 
 		} else if err != nil {
 			return err
 		}
+	}
+	if f := logctx.From(r.Context()); f != nil {
+		f.TransactionID = "" // the bulk's access log names none of its events
 	}
 	s.writeJSON(w, http.StatusCreated, out)
 	return nil

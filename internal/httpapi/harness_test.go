@@ -16,6 +16,7 @@ import (
 	"github.com/herald-notify/herald/internal/app"
 	"github.com/herald-notify/herald/internal/httpapi"
 	"github.com/herald-notify/herald/internal/httpapi/openapitest"
+	"github.com/herald-notify/herald/internal/metrics"
 	"github.com/herald-notify/herald/internal/secret"
 	"github.com/herald-notify/herald/internal/store/sqlstore"
 	"github.com/herald-notify/herald/internal/testdb"
@@ -31,6 +32,8 @@ type harness struct {
 	DevKey  string
 	ProdKey string
 	App     *app.App
+	// Metrics are the server's (GET /metrics) and its engines'.
+	Metrics *metrics.Metrics
 }
 
 func newHarness(t testing.TB, kind string) *harness {
@@ -40,7 +43,9 @@ func newHarness(t testing.TB, kind string) *harness {
 	require.NoError(t, err)
 	require.NotNil(t, first)
 	h := &harness{t: t, DB: db, Keys: a.Keys, App: a, DevKey: first.Keys["development"], ProdKey: first.Keys["production"]}
-	h.Handler = httpapi.New(httpapi.Options{Store: db, Keys: a.Keys, Logger: testLogger(t)})
+	log := testLogger(t)
+	h.Metrics = metrics.New(metrics.Options{Stats: db, Pools: metrics.Pools(db.Writer(), db.Reader()), Logger: log})
+	h.Handler = httpapi.New(httpapi.Options{Store: db, Keys: a.Keys, Logger: log, Metrics: h.Metrics})
 	return h
 }
 

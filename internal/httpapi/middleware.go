@@ -9,15 +9,17 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"time"
 
+	"github.com/herald-notify/herald/internal/logctx"
+	"github.com/herald-notify/herald/internal/metrics"
 	"github.com/herald-notify/herald/internal/secret"
 	"github.com/herald-notify/herald/internal/store"
 )
 
 type (
-	bodyKey      struct{}
-	callerKey    struct{}
-	requestIDKey struct{}
+	bodyKey   struct{}
+	callerKey struct{}
 )
 
 // caller is the authenticated client of a request.
@@ -35,8 +37,6 @@ type caller struct {
 }
 
 func callerFrom(ctx context.Context) caller { c, _ := ctx.Value(callerKey{}).(caller); return c }
-
-func requestIDFrom(ctx context.Context) string { s, _ := ctx.Value(requestIDKey{}).(string); return s }
 
 // recorder remembers the status and, when asked, the body of a response.
 type recorder struct {
@@ -63,21 +63,31 @@ func (r *recorder) Write(b []byte) (int, error) {
 	return r.ResponseWriter.Write(b)
 }
 
-// wrap runs a handler inside Herald's request pipeline: request id, panic
-// recovery, body limit, authentication, rate limit, idempotency, error
-// writing and the access log (which never records headers or bodies).
+// wrap runs a handler of no route (the catch-all) inside the request
+// pipeline; see wrapRoute.
 func (s *Server) wrap(a access, h handlerFunc) http.Handler {
+	return s.wrapRoute(metrics.Unmatched, a, h)
+}
+
+// wrapRoute runs a handler inside Herald's request pipeline: request id,
+// panic recovery, body limit, authentication, rate limit, idempotency,
+// error writing, the access log (which never records headers or bodies)
+// and the request's observation under its route pattern. The request's
+// log fields (logctx) carry its id, and its environment once authenticated,
+// into every line logged with its context.
+func (s *Server) wrapRoute(route string, a access, h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		began := time.Now() // the metrics' clock; s.now may be a test's
 		start := s.now()
 		reqID := r.Header.Get("X-Request-Id")
 		if !validRequestID(reqID) {
 			reqID = newErrorID()
 		}
 		w.Header().Set("X-Request-Id", reqID)
-		ctx := context.WithValue(r.Context(), requestIDKey{}, reqID)
-		r = r.WithContext(ctx)
+		fields := &logctx.Fields{RequestID: reqID}
+		r = r.WithContext(logctx.With(r.Context(), fields))
 		rec := &recorder{ResponseWriter: w}
-		var c caller // set by serve once authenticated, for the access log
+		var c caller // set by serve once authenticated
 		defer func() {
 			if p := recover(); p != nil {
 				if p == http.ErrAbortHandler {
@@ -86,7 +96,8 @@ func (s *Server) wrap(a access, h handlerFunc) http.Handler {
 				s.writeError(rec, r, fmt.Errorf("panic: %v\n%s", p, debug.Stack()))
 			}
 			s.log.InfoContext(r.Context(), "request", "method", r.Method, "path", r.URL.Path, "status", rec.status,
-				"durationMs", float64(s.now().Sub(start).Microseconds())/1000, "requestId", reqID, "environmentId", c.EnvironmentID)
+				"durationMs", float64(s.now().Sub(start).Microseconds())/1000)
+			s.metrics.ObserveRequest(route, r.Method, rec.status, time.Since(began))
 		}()
 		if err := s.serve(rec, r, a, h, &c); err != nil {
 			s.writeError(rec, r, err)
@@ -117,6 +128,9 @@ func (s *Server) serve(w *recorder, r *http.Request, a access, h handlerFunc, au
 		return err
 	}
 	*authed = c
+	if f := logctx.From(r.Context()); f != nil {
+		f.EnvironmentID = c.EnvironmentID
+	}
 	r = r.WithContext(context.WithValue(r.Context(), callerKey{}, c))
 	if a == inboxSession {
 		// No idempotency keys: they are kept per environment, and one

@@ -19,6 +19,9 @@ import (
 // newEngine is an engine on the harness's store; tests drive it with drain.
 func (h *harness) newEngine(opts engine.Options) *engine.Engine {
 	opts.Store = h.DB
+	if opts.Metrics == nil {
+		opts.Metrics = h.Metrics
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/herald-notify/herald/internal/logctx"
+	"github.com/herald-notify/herald/internal/metrics"
 	"github.com/herald-notify/herald/internal/provider"
 	"github.com/herald-notify/herald/internal/provider/registry"
 	"github.com/herald-notify/herald/internal/realtime"
@@ -51,6 +53,11 @@ type Options struct {
 	// Realtime serves the inbox clients' sockets and event streams; nil
 	// answers those routes with a 404 (a worker process).
 	Realtime *realtime.Dispatcher
+	// Metrics records every request and serves GET /metrics; nil answers
+	// that route with a 404.
+	Metrics *metrics.Metrics
+	// MetricsToken, when set, is the Bearer token GET /metrics requires.
+	MetricsToken string
 }
 
 // DefaultInboxSessionTTL is how long an inbox session token is valid unless
@@ -77,6 +84,8 @@ type Server struct {
 	realtime         *realtime.Dispatcher
 	keyCopies        sync.Map // ids of API keys whose copy this process kept
 	patterns         []string // every route, as registered (tests check their coverage)
+	metrics          *metrics.Metrics
+	metricsToken     []byte
 }
 
 // maxBody is the largest request body accepted.
@@ -86,7 +95,10 @@ const maxBody = 1 << 20
 func New(o Options) *Server {
 	s := &Server{store: o.Store, keys: o.Keys, log: o.Logger, now: o.Now, mux: http.NewServeMux(), onTrigger: o.OnTrigger,
 		sandbox: o.Sandbox, providers: o.Providers, cors: newCORSPolicy(o.CORSOrigins), inboxTTL: o.InboxSessionTTL,
-		realtime: o.Realtime}
+		realtime: o.Realtime, metrics: o.Metrics}
+	if o.MetricsToken != "" {
+		s.metricsToken = []byte(o.MetricsToken)
+	}
 	if s.inboxTTL <= 0 {
 		s.inboxTTL = DefaultInboxSessionTTL
 	}
@@ -99,6 +111,7 @@ func New(o Options) *Server {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	s.log = logctx.Logger(s.log) // request, environment and transaction ids on every line of a request
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -131,13 +144,14 @@ const (
 
 func (s *Server) handle(pattern string, a access, h handlerFunc) {
 	s.patterns = append(s.patterns, pattern)
-	s.mux.Handle(pattern, s.wrap(a, h))
+	s.mux.Handle(pattern, s.wrapRoute(pattern, a, h))
 }
 
 // routes registers every route of the API in one place.
 func (s *Server) routes() {
 	s.handle("GET /health", public, s.health)
 	s.handle("GET /openapi.json", public, s.openAPI)
+	s.handle("GET /metrics", public, s.serveMetrics) // its own Bearer token (metrics.go)
 
 	s.handle("POST /v2/subscribers", authenticated, s.subscriberCreate)
 	s.handle("GET /v2/subscribers", authenticated, s.subscriberSearch)
@@ -259,7 +273,9 @@ func (s *Server) routes() {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.cors.apply(w.Header(), r)
 	if r.Method == http.MethodOptions {
+		began := time.Now()
 		s.cors.preflight(w)
+		s.metrics.ObserveRequest(preflightRoute, r.Method, http.StatusNoContent, time.Since(began))
 		return
 	}
 	if _, pattern := s.mux.Handler(r); pattern == "" {

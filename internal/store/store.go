@@ -32,6 +32,7 @@ type Store interface {
 	Topics
 	Preferences
 	Realtime
+	Stats
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the connections.

@@ -193,7 +193,7 @@ func (db *DB) TriggerCancel(ctx context.Context, scope store.Scope, transactionI
 			return err
 		}
 		n = int64(len(details)) + fanouts
-		return insertDetails(ctx, tx, details)
+		return db.insertDetailsBatched(ctx, tx, details)
 	})
 	return int(n), err
 }
