@@ -342,7 +342,13 @@ func (db *DB) rowsPerStatement() int {
 }
 
 // finishJobRows writes the status of every outcome's job that is still
-// leased under the claimed attempt, and returns the ids it updated.
+// leased under the claimed attempt, and returns the ids it updated. The
+// lease check is written "(status = 'running') IS TRUE" so that PostgreSQL
+// finds the jobs by primary key: with "status = 'running'" it may scan the
+// partial index of running jobs instead, and under load that index holds
+// the dead entries of every job finished since the last VACUUM (9 ms for a
+// batch of 64 in the benchmark, instead of well under one).
+
 func (db *DB) finishJobRows(ctx context.Context, tx *sql.Tx, outcomes []store.JobOutcome, now time.Time) (map[string]bool, error) {
 	var todo []store.JobOutcome
 	for _, o := range outcomes {
@@ -369,7 +375,7 @@ func (db *DB) finishJobRows(ctx context.Context, tx *sql.Tx, outcomes []store.Jo
 			" (VALUES "+strings.Join(rows, ", ")+") UPDATE jobs SET status = v.status, lease_until = NULL, error = v.error,"+
 			" run_at = v.run_at, updated_at = $1, digest = coalesce(v.digest, jobs.digest),"+
 			" integration_id = coalesce(v.integration_id, jobs.integration_id), delivery = coalesce(v.delivery, jobs.delivery) FROM v"+
-			" WHERE jobs.id = v.id AND jobs.status = 'running' AND jobs.attempts = v.attempts RETURNING jobs.id", a...)
+			" WHERE jobs.id = v.id AND (jobs.status = 'running') IS TRUE AND jobs.attempts = v.attempts RETURNING jobs.id", a...)
 		if err != nil {
 			return nil, fmt.Errorf("sqlstore: finish jobs: %w", err)
 		}
