@@ -6,6 +6,8 @@
 # usage: run.sh BINARY sqlite|postgres SECONDS
 #   BENCH_FLAGS: flags of both commands (--clients, --subscribers), e.g. "--clients 16"
 #   LOAD_FLAGS: flags of `herald bench` alone, e.g. "--probes 4 --feed-duration 30s"
+#   SERVE_BIN: the binary that serves (default BINARY), to load an older build side by side
+#   NO_BASELINE=1: skip the baseline
 set -euo pipefail
 bin=$1; store=$2; dur=${3:-60}
 dir=$(mktemp -d)
@@ -24,7 +26,7 @@ case "$store" in
   *) echo "usage: run.sh BINARY sqlite|postgres SECONDS" >&2; exit 2 ;;
 esac
 
-env "${serve_env[@]}" "$bin" serve --addr 127.0.0.1:$port --log-level warn >"$dir/serve.log" 2>&1 &
+env "${serve_env[@]}" "${SERVE_BIN:-$bin}" serve --addr 127.0.0.1:$port --log-level warn >"$dir/serve.log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null || true' EXIT
 for _ in $(seq 100); do curl -sf http://127.0.0.1:$port/health >/dev/null && break; sleep 0.1; done
@@ -34,6 +36,7 @@ kill -0 $pid 2>/dev/null || { cat "$dir/serve.log"; exit 1; }
 "$bin" bench --url http://127.0.0.1:$port --duration "${dur}s" --pid $pid ${BENCH_FLAGS:-} ${LOAD_FLAGS:-} | tee "$dir/bench.txt"
 kill $pid; wait $pid 2>/dev/null || true; trap - EXIT
 
+[ -n "${NO_BASELINE:-}" ] && exit 0
 echo
 # shellcheck disable=SC2086
 "$bin" "${base_flags[@]}" bench baseline --duration "${dur}s" ${BENCH_FLAGS:-} | tee "$dir/baseline.txt"

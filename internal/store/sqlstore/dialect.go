@@ -34,6 +34,10 @@ type dialect struct {
 	// tags of 64 four-byte characters are longer than an index row may be.
 	countsPerStatement int
 	countsConflict     string
+	// rowSource renders rows of the given column types as the source of a
+	// multi-row statement (rowsource.go): a VALUES list on SQLite, unnest
+	// over one array a column on PostgreSQL.
+	rowSource func(a *args, rows [][]any, types []string) (string, error)
 	// notifies: other processes may share the database, and learn of new
 	// jobs and inbox changes through NOTIFY (listen.go, realtime.go).
 	notifies bool

@@ -19,6 +19,7 @@ var postgresDialect = dialect{
 	forUpdate:          " FOR UPDATE",
 	skipLocked:         " FOR UPDATE SKIP LOCKED",
 	rowsPerStatement:   500,
+	rowSource:          unnestSource,
 	countsPerStatement: 5000,
 	countsConflict:     "(subscriber_id, state, md5(tags))",
 	notifies:           true,
@@ -85,18 +86,17 @@ func insertMessagesChunked(ctx context.Context, q querier, msgs []*store.Message
 	byJob := make(map[string]*store.Message, len(msgs))
 	for start := 0; start < len(msgs); start += 500 {
 		chunk := msgs[start:min(start+500, len(msgs))]
-		var a args
-		rows := make([]string, len(chunk))
+		rows := make([][]any, len(chunk))
 		for i, m := range chunk {
 			byJob[m.JobID+"\x00"+m.Target] = m
-			vals := messageValues(m)
-			ph := make([]string, len(vals))
-			for k, v := range vals {
-				ph[k] = a.add(v)
-			}
-			rows[i] = "(" + strings.Join(ph, ", ") + ")"
+			rows[i] = messageValues(m)
 		}
-		res, err := q.QueryContext(ctx, "INSERT INTO messages ("+messageCols+") VALUES "+strings.Join(rows, ", ")+
+		var a args
+		src, err := unnestSource(&a, rows, messageTypes)
+		if err != nil {
+			return err
+		}
+		res, err := q.QueryContext(ctx, "INSERT INTO messages ("+messageCols+") "+src+
 			" ON CONFLICT DO NOTHING RETURNING job_id, target", a...)
 		inserted, err := scanAll(res, err, func(r rowScanner) (*store.Message, error) {
 			var jobID, target string
@@ -114,6 +114,11 @@ func insertMessagesChunked(ctx context.Context, q querier, msgs []*store.Message
 	}
 	return nil
 }
+
+// messageTypes are the PostgreSQL column types of messageCols.
+var messageTypes = []string{"TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT",
+	"TEXT", "TEXT", "TEXT", "TEXT", "JSONB", "TEXT", "TEXT", "TEXT", "TEXT", "BOOLEAN", "BOOLEAN", "BOOLEAN", "BIGINT", "BIGINT",
+	"BOOLEAN", "BIGINT", "BIGINT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "BIGINT", "BIGINT", "BIGINT", "TEXT"}
 
 // changeStatePostgres is dialect.changeState in one statement that locks
 // the rows (in one order), changes them and returns their codes from

@@ -16,6 +16,7 @@ var sqliteDialect = dialect{
 	name:               "sqlite",
 	unindexed:          "+",
 	rowsPerStatement:   32,
+	rowSource:          valuesSource,
 	countsPerStatement: 100,
 	countsConflict:     "(subscriber_id, state, tags)",
 	unique:             func(err error) bool { return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed") },

@@ -183,14 +183,19 @@ func (db *DB) applyCounts(ctx context.Context, q querier, p *pendingCounts) erro
 		per = 100
 	}
 	for start := 0; start < len(rows); start += per {
-		var a args
-		vals := make([]string, 0, per)
-		for _, r := range rows[start:min(start+per, len(rows))] {
-			vals = append(vals, "("+strings.Join([]string{a.add(r.subscriber), a.add(r.state), a.add(r.tags),
-				a.add(p.env[r.subscriber]), a.add(r.n[0]), a.add(r.n[2]), a.add(r.n[1]), a.add(r.n[3])}, ", ")+")")
+		chunk := rows[start:min(start+per, len(rows))]
+		vals := make([][]any, len(chunk))
+		for i, r := range chunk {
+			vals[i] = []any{r.subscriber, r.state, r.tags, p.env[r.subscriber], r.n[0], r.n[2], r.n[1], r.n[3]}
 		}
+		var a args
+		src, err := db.d.rowSource(&a, vals, countsTypes)
+		if err != nil {
+			return err
+		}
+		// "WHERE true" tells SQLite's parser that ON CONFLICT is the upsert's.
 		if _, err := q.ExecContext(ctx, "INSERT INTO inbox_counts (subscriber_id, state, tags, environment_id, unread_unseen,"+
-			" unread_seen, read_unseen, read_seen) VALUES "+strings.Join(vals, ", ")+" ON CONFLICT "+db.d.countsConflict+
+			" unread_seen, read_unseen, read_seen) SELECT * FROM ("+src+") v WHERE true ON CONFLICT "+db.d.countsConflict+
 			" DO UPDATE SET unread_unseen = inbox_counts.unread_unseen + excluded.unread_unseen,"+
 			" unread_seen = inbox_counts.unread_seen + excluded.unread_seen,"+
 			" read_unseen = inbox_counts.read_unseen + excluded.read_unseen,"+
@@ -200,6 +205,9 @@ func (db *DB) applyCounts(ctx context.Context, q querier, p *pendingCounts) erro
 	}
 	return nil
 }
+
+// countsTypes are the column types of an inbox_counts row.
+var countsTypes = []string{"TEXT", "INTEGER", "TEXT", "TEXT", "BIGINT", "BIGINT", "BIGINT", "BIGINT"}
 
 // subscriberCounts are a subscriber's counters: by state and tag set.
 type subscriberCounts []countsRow

@@ -359,47 +359,57 @@ func (db *DB) finishJobRows(ctx context.Context, tx *sql.Tx, outcomes []store.Jo
 	updated := make(map[string]bool, len(todo))
 	for start := 0; start < len(todo); start += db.rowsPerStatement() {
 		chunk := todo[start:min(start+db.rowsPerStatement(), len(todo))]
-		a := args{ms(now)}
-		rows := make([]string, len(chunk))
+		rows := make([][]any, len(chunk))
 		for i, o := range chunk {
 			runAt := o.Job.RunAt
 			if o.Status == store.JobQueued || o.Status == store.JobDelayed {
 				runAt = o.RunAt
 			}
-			rows[i] = "(CAST(" + a.add(o.Job.ID) + " AS TEXT), CAST(" + a.add(o.Job.Attempts) + " AS BIGINT), CAST(" +
-				a.add(o.Status) + " AS TEXT), CAST(" + a.add(o.Error) + " AS TEXT), CAST(" + a.add(ms(runAt)) +
-				" AS BIGINT), CAST(" + a.add(nullJSON(o.Digest)) + " AS TEXT), CAST(" + a.add(nullString(o.IntegrationID)) +
-				" AS TEXT), CAST(" + a.add(nullJSON(o.Delivery)) + " AS TEXT))"
+			rows[i] = []any{o.Job.ID, o.Job.Attempts, o.Status, o.Error, ms(runAt), nullJSON(o.Digest),
+				nullString(o.IntegrationID), nullJSON(o.Delivery)}
+		}
+		a := args{ms(now)}
+		src, err := db.d.rowSource(&a, rows, finishTypes)
+		if err != nil {
+			return nil, err
 		}
 		res, err := tx.QueryContext(ctx, "WITH v(id, attempts, status, error, run_at, digest, integration_id, delivery) AS"+
-			" (VALUES "+strings.Join(rows, ", ")+") UPDATE jobs SET status = v.status, lease_until = NULL, error = v.error,"+
+			" ("+src+") UPDATE jobs SET status = v.status, lease_until = NULL, error = v.error,"+
 			" run_at = v.run_at, updated_at = $1, digest = coalesce(v.digest, jobs.digest),"+
 			" integration_id = coalesce(v.integration_id, jobs.integration_id), delivery = coalesce(v.delivery, jobs.delivery) FROM v"+
 			" WHERE jobs.id = v.id AND (jobs.status = 'running') IS TRUE AND jobs.attempts = v.attempts RETURNING jobs.id", a...)
+		ids, err := scanAll(res, err, func(r rowScanner) (string, error) {
+			var id string
+			return id, r.Scan(&id)
+		})
 		if err != nil {
 			return nil, fmt.Errorf("sqlstore: finish jobs: %w", err)
 		}
-		for res.Next() {
-			var id string
-			if err := res.Scan(&id); err != nil {
-				res.Close()
-				return nil, err
-			}
+		for _, id := range ids {
 			updated[id] = true
-		}
-		res.Close()
-		if err := res.Err(); err != nil {
-			return nil, err
 		}
 	}
 	return updated, nil
 }
 
+// finishTypes are the column types of finishJobRows' rows.
+var finishTypes = []string{"TEXT", "BIGINT", "TEXT", "TEXT", "BIGINT", "TEXT", "TEXT", "TEXT"}
+
 // insertDetailsBatched writes execution details a chunk at a time.
 func (db *DB) insertDetailsBatched(ctx context.Context, q querier, ds []store.ExecutionDetail) error {
 	for start := 0; start < len(ds); start += db.rowsPerStatement() {
-		if err := insertDetails(ctx, q, ds[start:min(start+db.rowsPerStatement(), len(ds))]); err != nil {
+		chunk := ds[start:min(start+db.rowsPerStatement(), len(ds))]
+		rows := make([][]any, len(chunk))
+		for i, d := range chunk {
+			rows[i] = detailRow(d)
+		}
+		var a args
+		stmt, err := db.insertFrom(&a, "execution_details", detailCols, rows, detailTypes)
+		if err != nil {
 			return err
+		}
+		if _, err := q.ExecContext(ctx, stmt, a...); err != nil {
+			return fmt.Errorf("sqlstore: insert details: %w", err)
 		}
 	}
 	return nil
@@ -427,13 +437,16 @@ func (db *DB) queueNextMany(ctx context.Context, q querier, jobs []store.Job, no
 func (db *DB) queueSteps(ctx context.Context, q querier, steps []queuedNext, now time.Time) error {
 	for start := 0; start < len(steps); start += db.rowsPerStatement() {
 		chunk := steps[start:min(start+db.rowsPerStatement(), len(steps))]
-		a := args{ms(now)}
-		rows := make([]string, len(chunk))
+		rows := make([][]any, len(chunk))
 		for i, st := range chunk {
-			rows[i] = "(CAST(" + a.add(st.notificationID) + " AS TEXT), CAST(" + a.add(st.stepIndex) + " AS BIGINT), CAST(" +
-				a.add(ms(st.runAt)) + " AS BIGINT))"
+			rows[i] = []any{st.notificationID, st.stepIndex, ms(st.runAt)}
 		}
-		if _, err := q.ExecContext(ctx, "WITH v(notification_id, step_index, run_at) AS (VALUES "+strings.Join(rows, ", ")+")"+
+		a := args{ms(now)}
+		src, err := db.d.rowSource(&a, rows, queueTypes)
+		if err != nil {
+			return err
+		}
+		if _, err := q.ExecContext(ctx, "WITH v(notification_id, step_index, run_at) AS ("+src+")"+
 			" UPDATE jobs SET status = 'queued', updated_at = $1,"+
 			" run_at = CASE WHEN jobs.type IN ('delay', 'digest') THEN CAST($1 AS BIGINT) ELSE v.run_at END"+
 			" FROM v WHERE jobs.notification_id = v.notification_id AND jobs.step_index = v.step_index"+
@@ -443,6 +456,9 @@ func (db *DB) queueSteps(ctx context.Context, q querier, steps []queuedNext, now
 	}
 	return nil
 }
+
+// queueTypes are the column types of queueSteps' rows.
+var queueTypes = []string{"TEXT", "BIGINT", "BIGINT"}
 
 // skipRest marks the later steps of a job's notification skipped.
 func skipRest(ctx context.Context, q querier, j store.Job, now time.Time) error {

@@ -291,34 +291,35 @@ func (db *DB) writeTriggers(calls []*triggerCall) (results []store.TriggerResult
 func (db *DB) claimTransactions(ctx context.Context, tx *sql.Tx, calls []*triggerCall) (map[txKey]bool, error) {
 	claimed := make(map[txKey]bool, len(calls))
 	for start := 0; start < len(calls); start += db.rowsPerStatement() {
-		var a args
-		q := "INSERT INTO transactions (environment_id, transaction_id, workflow_id, created_at) VALUES "
-		for i, c := range calls[start:min(start+db.rowsPerStatement(), len(calls))] {
-			if i > 0 {
-				q += ", "
-			}
-			q += "(" + a.add(c.p.EnvironmentID) + ", " + a.add(c.p.TransactionID) + ", " + a.add(c.p.Workflow.ID) + ", " +
-				a.add(ms(c.p.Now)) + ")"
+		chunk := calls[start:min(start+db.rowsPerStatement(), len(calls))]
+		rows := make([][]any, len(chunk))
+		for i, c := range chunk {
+			rows[i] = []any{c.p.EnvironmentID, c.p.TransactionID, c.p.Workflow.ID, ms(c.p.Now)}
 		}
-		rows, err := tx.QueryContext(ctx, q+" ON CONFLICT DO NOTHING RETURNING environment_id, transaction_id", a...)
+		var a args
+		src, err := db.d.rowSource(&a, rows, transactionTypes)
+		if err != nil {
+			return nil, err
+		}
+		// "WHERE true" tells SQLite's parser that ON CONFLICT is the upsert's.
+		res, err := tx.QueryContext(ctx, "INSERT INTO transactions (environment_id, transaction_id, workflow_id, created_at)"+
+			" SELECT * FROM ("+src+") v WHERE true ON CONFLICT DO NOTHING RETURNING environment_id, transaction_id", a...)
+		keys, err := scanAll(res, err, func(r rowScanner) (txKey, error) {
+			var k txKey
+			return k, r.Scan(&k.env, &k.tx)
+		})
 		if err != nil {
 			return nil, fmt.Errorf("sqlstore: claim transactions: %w", err)
 		}
-		for rows.Next() {
-			var k txKey
-			if err := rows.Scan(&k.env, &k.tx); err != nil {
-				rows.Close()
-				return nil, err
-			}
+		for _, k := range keys {
 			claimed[k] = true
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
 		}
 	}
 	return claimed, nil
 }
+
+// transactionTypes are the column types of a transactions row.
+var transactionTypes = []string{"TEXT", "TEXT", "TEXT", "BIGINT"}
 
 // triggerGroup is the state of a group being written.
 type triggerGroup struct {
@@ -420,12 +421,9 @@ func (g *triggerGroup) placeAndAdd(ctx context.Context, calls []*triggerCall, li
 	return nil
 }
 
-// maxStatementArgs keeps a statement under PostgreSQL's 65,535 parameters.
-const maxStatementArgs = 60000
-
 // insertTriggerRows writes a group's notifications, jobs and details: on
-// PostgreSQL in one statement when its arguments fit (data-modifying CTEs),
-// else a chunk per statement.
+// PostgreSQL in one statement (data-modifying CTEs over unnest: the same
+// statement for any group), on SQLite a chunk per statement.
 func (db *DB) insertTriggerRows(ctx context.Context, tx *sql.Tx, rows triggerRows) error {
 	parts := []struct {
 		table, cols string
@@ -433,20 +431,21 @@ func (db *DB) insertTriggerRows(ctx context.Context, tx *sql.Tx, rows triggerRow
 		types       []string
 	}{{"notifications", notificationCols, rows.notifications, notificationTypes}, {"jobs", jobCols, rows.jobs, jobTypes},
 		{"execution_details", detailCols, rows.details, detailTypes}}
-	total := 0
-	for _, part := range parts {
-		if len(part.rows) > 0 {
-			total += len(part.rows) * len(part.rows[0])
-		}
-	}
-	if db.d.name == "postgres" && total > 0 && total <= maxStatementArgs {
+	if db.d.name == "postgres" {
 		var a args
 		var inserts []string
 		for _, part := range parts {
-			if len(part.rows) > 0 {
-				inserts = append(inserts, "INSERT INTO "+part.table+" ("+part.cols+") SELECT * FROM (VALUES "+
-					castValues(&a, part.rows, part.types)+") v")
+			if len(part.rows) == 0 {
+				continue
 			}
+			ins, err := db.insertFrom(&a, part.table, part.cols, part.rows, part.types)
+			if err != nil {
+				return err
+			}
+			inserts = append(inserts, ins)
+		}
+		if len(inserts) == 0 {
+			return nil
 		}
 		stmt := inserts[len(inserts)-1]
 		if len(inserts) > 1 {
