@@ -133,12 +133,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	run := runID()
 	r := &Report{URL: cfg.URL, Subscribers: cfg.Subscribers, Clients: cfg.Clients, Probes: cfg.Probes, Duration: cfg.Duration,
 		FeedClients: cfg.FeedClients, FeedDuration: cfg.FeedDuration, subscriberPrefix: "bench-" + run + "-"}
-	fmt.Fprintf(cfg.Progress, "creating the workflow and %d subscribers\n", cfg.Subscribers)
+	fmt.Fprintf(cfg.Progress, "creating the workflow and %d subscribers (and one for each probe)\n", cfg.Subscribers)
 	var err error
 	if r.workflowID, err = createWorkflow(ctx, a, "herald-bench-"+run); err != nil {
 		return nil, err
 	}
-	subs := make([]string, cfg.Subscribers)
+	// The clients trigger for the first Subscribers; each probe has a
+	// subscriber of its own after them, whose count moves only with the
+	// probe's own messages.
+	subs := make([]string, cfg.Subscribers+cfg.Probes)
 	for i := range subs {
 		subs[i] = fmt.Sprintf("%s%d", r.subscriberPrefix, i)
 	}

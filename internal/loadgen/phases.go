@@ -58,11 +58,12 @@ func triggerPhase(ctx context.Context, a *api, cfg *Config, workflowID string, s
 	t.probes.Add(cfg.Probes)
 	t.start = time.Now()
 	end := t.start.Add(cfg.Duration)
+	shared := len(subs) - cfg.Probes // the clients' subscribers; a probe's own follow
 	for range cfg.Clients {
 		clients.Go(func() {
 			var last []string
 			for time.Now().Before(end) && ctx.Err() == nil {
-				i := int((next.Add(1) - 1) % int64(len(subs)))
+				i := int((next.Add(1) - 1) % int64(shared))
 				if tx, ok := t.send(ctx, a, i); ok {
 					if last = append(last, tx); len(last) > lastPerClient {
 						last = last[1:]
@@ -74,7 +75,7 @@ func triggerPhase(ctx context.Context, a *api, cfg *Config, workflowID string, s
 			t.mu.Unlock()
 		})
 	}
-	for range cfg.Probes {
+	for p := range cfg.Probes {
 		go func() {
 			defer t.probes.Done()
 			for {
@@ -83,7 +84,7 @@ func triggerPhase(ctx context.Context, a *api, cfg *Config, workflowID string, s
 					probing.RUnlock()
 					return
 				}
-				i := rand.IntN(len(subs))
+				i := shared + p
 				t0 := time.Now()
 				tx, ok := t.send(ctx, a, i)
 				probing.RUnlock()
