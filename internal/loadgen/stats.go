@@ -3,24 +3,18 @@ package loadgen
 import (
 	"fmt"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/herald-notify/herald/internal/bench"
 )
 
 // latencies collects durations from any number of goroutines.
-type latencies struct {
-	mu sync.Mutex
-	d  []time.Duration
-}
+type latencies struct{ bench.Latencies }
 
-func (l *latencies) add(d time.Duration) {
-	l.mu.Lock()
-	l.d = append(l.d, d)
-	l.mu.Unlock()
-}
+func (l *latencies) add(d time.Duration) { l.Add(d) }
 
 // Summary is the distribution of some durations.
 type Summary struct {
@@ -30,18 +24,7 @@ type Summary struct {
 
 // summary returns the count and the nearest-rank 50th and 99th percentiles.
 func (l *latencies) summary() Summary {
-	l.mu.Lock()
-	s := slices.Clone(l.d)
-	l.mu.Unlock()
-	slices.Sort(s)
-	at := func(p float64) time.Duration {
-		if len(s) == 0 {
-			return 0
-		}
-		rank := int(p/100*float64(len(s)) + 0.999999)
-		return s[min(max(rank, 1), len(s))-1]
-	}
-	return Summary{N: len(s), P50: at(50), P99: at(99)}
+	return Summary{N: l.Len(), P50: l.Percentile(50), P99: l.Percentile(99)}
 }
 
 // String renders the summary for the report's table.
