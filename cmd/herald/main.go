@@ -268,6 +268,9 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 		}
 	}
 	sb := sandbox.New(cfg.Render)
+	// A group of triggers runs its in-app first steps before it is written
+	// (engine.InAppPlanner), in the process that takes the triggers.
+	a.Store.SetTriggerPlanner(engine.InAppPlanner(sb, a.Store))
 
 	// Realtime: this process's hub hears its own commits through the
 	// store's hook and, on PostgreSQL, other processes' through LISTEN; a

@@ -11,6 +11,7 @@ import (
 
 	"github.com/herald-notify/herald/internal/engine"
 	"github.com/herald-notify/herald/internal/id"
+	"github.com/herald-notify/herald/internal/metrics"
 	"github.com/herald-notify/herald/internal/logctx"
 	"github.com/herald-notify/herald/internal/provider"
 	"github.com/herald-notify/herald/internal/store"
@@ -216,7 +217,7 @@ func (s *Server) trigger(r *http.Request, t triggerRequest) (triggerJSON, error)
 		return out, err
 	}
 	res, err := s.store.Trigger(r.Context(), params)
-	return s.triggered(r, t, out, res, err)
+	return s.triggered(r, t, params, out, res, err)
 }
 
 // prepareTrigger makes a parsed event ready for the store: its workflow, its
@@ -271,13 +272,23 @@ func (s *Server) prepareTrigger(r *http.Request, t *triggerRequest) (triggerJSON
 }
 
 // triggered turns the store's answer to a prepared event into the API's.
-func (s *Server) triggered(r *http.Request, t triggerRequest, out triggerJSON, res store.TriggerResult, err error) (triggerJSON, error) {
+func (s *Server) triggered(r *http.Request, t triggerRequest, p *store.TriggerParams, out triggerJSON, res store.TriggerResult,
+	err error) (triggerJSON, error) {
 	if err != nil {
 		return triggerJSON{}, err
 	}
 	if res.Duplicate {
 		return triggerJSON{}, errorf(http.StatusConflict, "transactionId "+strconv.Quote(t.transactionID)+
 			" was already used in this environment; the event was not processed again")
+	}
+	// The in-app messages written with the trigger (engine.InAppPlanner)
+	// count as sent here; a worker counts the others.
+	for k, o := range p.InApp {
+		if o != nil && k < len(res.Notifications) && res.Notifications[k].ID == o.Job.NotificationID {
+			for _, m := range o.Messages {
+				s.metrics.MessageOutcome(m.Channel, m.ProviderID, metrics.OutcomeSent)
+			}
+		}
 	}
 	if len(res.MissingTopics) > 0 {
 		// The established service acknowledges the event and fails the
@@ -366,7 +377,7 @@ func (s *Server) eventTriggerBulk(w http.ResponseWriter, r *http.Request) error 
 	if len(params) > 0 {
 		for k, o := range s.store.TriggerMany(r.Context(), params) {
 			i := at[k]
-			out[i], errs[i] = s.triggered(r, reqs[i], out[i], o.Result, o.Err)
+			out[i], errs[i] = s.triggered(r, reqs[i], params[k], out[i], o.Result, o.Err)
 		}
 	}
 	for i, err := range errs {

@@ -66,4 +66,8 @@ type Preferences interface {
 	// that channel from the subscriber's workflow-level preferences, so the
 	// latest global choice holds everywhere until a workflow is set again.
 	SubscriberPreferenceUpdate(ctx context.Context, p *SubscriberPreferenceUpdateParams) (SubscriberPreferences, error)
+	// ChannelChoices returns, by subscriber _id, the channel choices that
+	// apply to a workflow's steps (global and workflow-level), as a worker
+	// reads them for a claimed job; subscribers without any are left out.
+	ChannelChoices(ctx context.Context, scope Scope, subscriberIDs []string, workflowID string) (map[string]ChannelChoices, error)
 }

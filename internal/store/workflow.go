@@ -163,6 +163,14 @@ type TriggerParams struct {
 	// subscriber of the environment, through a fan-out job written in the
 	// trigger's transaction: each distinct subscriber once, those named in
 	// Recipients and the actor (ActorSubscriberID) left out.
+	// InApp, when set, holds the outcome of the workflow's first step, an
+	// in-app step, run before the transaction for each recipient (same index
+	// as Recipients; see engine.PlanInApp): its Job and Job.NotificationID
+	// are the ids to write. The transaction writes the job finished with its
+	// message and details, and queues the next step. A nil outcome, or one
+	// planned for a subscriber that is no longer the recipient's, leaves the
+	// step to a worker.
+	InApp             []*JobOutcome
 	Topics            []TopicRecipient
 	Broadcast         bool
 	ActorSubscriberID string
@@ -268,6 +276,11 @@ type Pipeline interface {
 	// alone (one event's failure fails only that event) and the outcomes
 	// come back in the order of ps.
 	TriggerMany(ctx context.Context, ps []*TriggerParams) []TriggerOutcome
+	// SetTriggerPlanner sets what runs, for each group of triggers about to
+	// be written together, before their transaction (see
+	// engine.InAppPlanner): it may fill the triggers' InApp. Set it before
+	// the first trigger.
+	SetTriggerPlanner(fn func(ctx context.Context, ps []*TriggerParams))
 	// TriggerCancel cancels the jobs of a transaction that have not run yet
 	// and reports how many.
 	TriggerCancel(ctx context.Context, scope Scope, transactionID string) (int, error)

@@ -235,7 +235,7 @@ func (db *DB) fanoutBatch(ctx context.Context, tx *sql.Tx, p *store.FanoutRunPar
 			CreatedAt: p.Now, UpdatedAt: p.Now,
 		}
 		n.To, _ = json.Marshal(map[string]any{"subscriberId": clientID})
-		rows.add(tp, n, nil, digestPlacement{})
+		rows.add(tp, n, nil, digestPlacement{}, nil)
 	}
 	for _, t := range []struct {
 		table, cols string

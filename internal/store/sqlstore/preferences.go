@@ -185,3 +185,24 @@ func (db *DB) claimedPreferences(ctx context.Context, jobs []store.Job) (map[[2]
 	}
 	return out, nil
 }
+
+// ChannelChoices implements store.Preferences with the query a claimed
+// batch uses (claimedPreferences).
+func (db *DB) ChannelChoices(ctx context.Context, scope store.Scope, subscriberIDs []string, workflowID string) (map[string]store.ChannelChoices, error) {
+	jobs := make([]store.Job, len(subscriberIDs))
+	for i, s := range subscriberIDs {
+		jobs[i] = store.Job{SubscriberID: s, WorkflowID: workflowID, Type: "in_app"}
+	}
+	prefs, err := db.claimedPreferences(ctx, jobs)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]store.ChannelChoices, len(prefs))
+	for _, s := range subscriberIDs {
+		c := store.ChannelChoices{Global: prefs[[2]string{s, ""}], Workflow: prefs[[2]string{s, workflowID}]}
+		if c.Global != nil || c.Workflow != nil {
+			out[s] = c
+		}
+	}
+	return out, nil
+}

@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -47,6 +48,7 @@ type DB struct {
 	gate   *writeGate
 	// triggers gathers concurrent triggers into groups (trigger_group.go).
 	triggers triggerQueue
+	planner  atomic.Pointer[func(ctx context.Context, ps []*store.TriggerParams)]
 	// realtime is the after-commit hook of inbox changes (realtime.go).
 	realtime realtimeHook
 

@@ -67,7 +67,13 @@ func (db *DB) placeTriggerDigests(ctx context.Context, tx *sql.Tx, plans []*stor
 // placement instead: a window's leader delayed until it closes; an event
 // merged into a window, its later steps skipped (no detail: they never
 // queued); an immediate event, its next step queued.
-func (r *triggerRows) add(p *store.TriggerParams, n store.Notification, plan *store.DigestJoinParams, place digestPlacement) {
+//
+// A first step run at trigger time (inApp, see store.TriggerParams.InApp)
+// is written as it ended, with its details ("Step queued" first); its message is the caller's to write. The next step is queued
+// when the outcome continues the workflow, the later ones skipped when it
+// says so.
+func (r *triggerRows) add(p *store.TriggerParams, n store.Notification, plan *store.DigestJoinParams, place digestPlacement,
+	inApp *store.JobOutcome) {
 	now := ms(p.Now)
 	var digested any
 	if n.DigestedNotificationID != "" {
@@ -85,6 +91,17 @@ func (r *triggerRows) add(p *store.TriggerParams, n store.Notification, plan *st
 		runAt := now
 		var digest, digestKey any
 		var placed *store.ExecutionDetail
+		attempts, failure := 0, ""
+		if inApp != nil {
+			switch {
+			case i == 0:
+				jobID, provider, status, attempts, failure = inApp.Job.ID, inApp.Job.ProviderID, inApp.Status, 1, inApp.Error
+			case inApp.SkipRest:
+				status = store.JobSkipped
+			case inApp.ContinueWorkflow && i == 1:
+				status = store.JobQueued
+			}
+		}
 		if plan != nil {
 			switch {
 			case i == 0:
@@ -97,10 +114,14 @@ func (r *triggerRows) add(p *store.TriggerParams, n store.Notification, plan *st
 			}
 		}
 		r.jobs = append(r.jobs, []any{jobID, n.OrganizationID, n.EnvironmentID, n.ID, n.SubscriberID, n.WorkflowID,
-			n.TransactionID, s.ID, i, s.Type, provider, status, runAt, nil, 0, digest, digestKey, "", 0, now, now})
+			n.TransactionID, s.ID, i, s.Type, provider, status, runAt, nil, attempts, digest, digestKey, failure, 0, now, now})
 		switch {
 		case placed != nil:
 			r.details = append(r.details, detailRow(*placed))
+		case inApp != nil && i == 0:
+			for _, d := range inApp.Details {
+				r.details = append(r.details, detailRow(d))
+			}
 		case status != store.JobSkipped:
 			r.details = append(r.details, []any{id.NewAt(p.Now), jobID, n.ID, n.EnvironmentID, "Pending", "Internal",
 				"Step queued", false, false, provider, nil, now})

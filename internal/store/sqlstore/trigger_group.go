@@ -187,6 +187,40 @@ func (db *DB) commitTriggers() {
 	}
 }
 
+// SetTriggerPlanner implements store.Pipeline.
+func (db *DB) SetTriggerPlanner(fn func(ctx context.Context, ps []*store.TriggerParams)) {
+	db.planner.Store(&fn)
+}
+
+// plan runs the trigger planner over the triggers of a group not planned
+// yet, before the group's transaction: its reads and templates run once a
+// group, never inside a write transaction. A panic leaves them unplanned.
+func (db *DB) plan(calls []*triggerCall) {
+	fn := db.planner.Load()
+	if fn == nil || *fn == nil {
+		return
+	}
+	ps := make([]*store.TriggerParams, 0, len(calls))
+	for _, c := range calls {
+		if c.p.InApp == nil {
+			ps = append(ps, c.p)
+		}
+	}
+	if len(ps) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), groupTimeout)
+	defer cancel()
+	defer func() {
+		if recover() != nil {
+			for _, p := range ps {
+				p.InApp = nil
+			}
+		}
+	}()
+	(*fn)(ctx, ps)
+}
+
 // writeGroup writes a group in one transaction, or, when that fails, each
 // of its triggers in a transaction of its own.
 func (db *DB) writeGroup(group []*triggerCall) {
@@ -201,6 +235,7 @@ func (db *DB) writeGroup(group []*triggerCall) {
 	if len(live) == 0 {
 		return
 	}
+	db.plan(live)
 	results, err := db.writeTriggers(live)
 	if err != nil && len(live) > 1 {
 		for _, c := range live {
@@ -251,16 +286,26 @@ func (db *DB) writeTriggers(calls []*triggerCall) (results []store.TriggerResult
 		if err := g.findRecipients(ctx, calls, live); err != nil {
 			return err
 		}
+		inApp := make([][]*store.JobOutcome, len(calls))
 		for _, i := range live {
-			if results[i].Notifications, err = g.notifications(ctx, calls[i].p); err != nil {
+			if results[i].Notifications, inApp[i], err = g.notifications(ctx, calls[i].p); err != nil {
 				return err
 			}
 		}
-		if err := g.placeAndAdd(ctx, calls, live, results); err != nil {
+		if err := g.placeAndAdd(ctx, calls, live, results, inApp); err != nil {
 			return err
 		}
 		if err := db.insertTriggerRows(ctx, tx, g.rows); err != nil {
 			return err
+		}
+		if len(g.msgs) > 0 {
+			var counts pendingCounts
+			if err := db.insertMessages(ctx, tx, g.msgs, &counts); err != nil {
+				return err
+			}
+			if err := db.applyCounts(ctx, tx, &counts); err != nil {
+				return err
+			}
 		}
 		for _, i := range live {
 			p := calls[i].p
@@ -328,6 +373,8 @@ type triggerGroup struct {
 	// known are the recipients found, by environment then subscriberId.
 	known map[string]map[string]store.Subscriber
 	rows  triggerRows
+	// msgs are the messages of the first steps run at trigger time.
+	msgs []*store.Message
 }
 
 // findRecipients loads the recipients named by subscriberId alone, one
@@ -359,22 +406,29 @@ func (g *triggerGroup) findRecipients(ctx context.Context, calls []*triggerCall,
 }
 
 // notifications builds the notifications of one trigger, upserting the
-// recipients that asked for it or were not found.
-func (g *triggerGroup) notifications(ctx context.Context, p *store.TriggerParams) ([]store.Notification, error) {
+// recipients that asked for it or were not found, and returns with them the
+// first-step outcomes planned at trigger time that still apply (same index;
+// nil where a worker runs the step).
+func (g *triggerGroup) notifications(ctx context.Context, p *store.TriggerParams) ([]store.Notification, []*store.JobOutcome, error) {
 	channels := make([]string, 0, len(p.Workflow.Steps))
 	for _, s := range p.Workflow.Steps {
 		channels = append(channels, s.Type)
 	}
 	known := g.known[p.EnvironmentID]
 	out := make([]store.Notification, 0, len(p.Recipients))
-	for _, rcp := range p.Recipients {
+	var inApp []*store.JobOutcome
+	for k, rcp := range p.Recipients {
 		sub, ok := known[rcp.SubscriberID]
 		if !ok || rcp.Upsert != nil {
 			var err error
 			if sub, err = g.db.triggerSubscriber(ctx, g.tx, p, rcp); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			known[sub.SubscriberID] = sub
+		}
+		var planned *store.JobOutcome
+		if k < len(p.InApp) && p.InApp[k] != nil && p.InApp[k].Job.SubscriberID == sub.ID {
+			planned = p.InApp[k]
 		}
 		n := store.Notification{
 			ID: id.NewAt(p.Now), OrganizationID: p.OrganizationID, EnvironmentID: p.EnvironmentID,
@@ -382,15 +436,20 @@ func (g *triggerGroup) notifications(ctx context.Context, p *store.TriggerParams
 			Overrides: p.Overrides, Actor: p.Actor, Tags: p.Tags, Channels: channels, CreatedAt: p.Now, UpdatedAt: p.Now,
 		}
 		n.To, _ = json.Marshal(map[string]any{"subscriberId": sub.SubscriberID})
+		if planned != nil {
+			n.ID = planned.Job.NotificationID
+		}
 		out = append(out, n)
+		inApp = append(inApp, planned)
 	}
-	return out, nil
+	return out, inApp, nil
 }
 
 // placeAndAdd places every digest planned at trigger time in the group in
 // one pass (so that an event sees a window another trigger of the group
 // opened), then adds each notification's rows.
-func (g *triggerGroup) placeAndAdd(ctx context.Context, calls []*triggerCall, live []int, results []store.TriggerResult) error {
+func (g *triggerGroup) placeAndAdd(ctx context.Context, calls []*triggerCall, live []int, results []store.TriggerResult,
+	inApp [][]*store.JobOutcome) error {
 	var plans []*store.DigestJoinParams
 	for _, i := range live {
 		p := calls[i].p
@@ -415,7 +474,11 @@ func (g *triggerGroup) placeAndAdd(ctx context.Context, calls []*triggerCall, li
 				n.DigestedNotificationID = place.leaderNotificationID
 				results[i].Notifications[k] = n
 			}
-			g.rows.add(calls[i].p, n, plan, place)
+			o := inApp[i][k]
+			g.rows.add(calls[i].p, n, plan, place, o)
+			if o != nil {
+				g.msgs = append(g.msgs, o.Messages...)
+			}
 		}
 	}
 	return nil
