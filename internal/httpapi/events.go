@@ -11,8 +11,8 @@ import (
 
 	"github.com/herald-notify/herald/internal/engine"
 	"github.com/herald-notify/herald/internal/id"
-	"github.com/herald-notify/herald/internal/metrics"
 	"github.com/herald-notify/herald/internal/logctx"
+	"github.com/herald-notify/herald/internal/metrics"
 	"github.com/herald-notify/herald/internal/provider"
 	"github.com/herald-notify/herald/internal/store"
 )
