@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/herald-notify/herald/internal/id"
@@ -171,16 +172,17 @@ func (db *DB) fanoutNext(ctx context.Context, q querier, environmentID string, s
 	var query string
 	var a args
 	if st.Broadcast {
-		a = args{environmentID, st.After, limit}
-		query = "SELECT id FROM subscribers WHERE environment_id = $1 AND deleted = false AND id > $2 ORDER BY id LIMIT $3"
+		a = args{environmentID, st.After}
+		query = "SELECT id FROM subscribers WHERE environment_id = $1 AND deleted = false AND id > $2 ORDER BY id LIMIT " +
+			strconv.Itoa(limit)
 	} else {
-		a = args{st.After, limit}
+		a = args{st.After}
 		topicIDs := make([]string, len(st.Topics))
 		for i, t := range st.Topics {
 			topicIDs[i] = t.ID
 		}
 		query = "SELECT DISTINCT subscriber_id FROM topic_subscriptions WHERE " + db.inList(&a, "topic_id", topicIDs) +
-			" AND subscriber_id > $1 ORDER BY subscriber_id LIMIT $2"
+			" AND subscriber_id > $1 ORDER BY subscriber_id LIMIT " + strconv.Itoa(limit)
 	}
 	rows, err := q.QueryContext(ctx, query, db.planned(a)...)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -155,7 +156,7 @@ func (db *DB) MessageFeed(ctx context.Context, p *store.FeedParams) (store.FeedP
 	}
 	countArgs := slices.Clone(a)
 	rows, err := db.r.QueryContext(ctx, "SELECT "+messageCols+" FROM messages WHERE "+where+
-		" ORDER BY created_at DESC, id DESC LIMIT "+a.add(p.Limit+1)+" OFFSET "+a.add(p.Page*p.Limit), a...)
+		" ORDER BY created_at DESC, id DESC LIMIT "+strconv.Itoa(p.Limit+1)+" OFFSET "+strconv.Itoa(p.Page*p.Limit), a...)
 	if err != nil {
 		return page, fmt.Errorf("sqlstore: feed: %w", err)
 	}
@@ -414,7 +415,7 @@ func (db *DB) NotificationList(ctx context.Context, p *store.NotificationListPar
 		where = append(where, "created_at <= "+a.add(ms(*p.Before)))
 	}
 	rows, err := db.r.QueryContext(ctx, "SELECT "+notificationCols+" FROM notifications WHERE "+strings.Join(where, " AND ")+
-		" ORDER BY created_at DESC, id DESC LIMIT "+a.add(p.Limit+1)+" OFFSET "+a.add(p.Page*p.Limit), a...)
+		" ORDER BY created_at DESC, id DESC LIMIT "+strconv.Itoa(p.Limit+1)+" OFFSET "+strconv.Itoa(p.Page*p.Limit), a...)
 	ns, err := scanAll(rows, err, scanNotification)
 	if err != nil {
 		return nil, false, fmt.Errorf("sqlstore: notifications: %w", err)

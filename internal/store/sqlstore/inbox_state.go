@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -112,7 +113,7 @@ func (db *DB) changeState(ctx context.Context, tx *sql.Tx, kind string, sel sele
 	a := append(args(nil), sel.args...)
 	bound := ""
 	if sel.limit > 0 {
-		bound = " ORDER BY " + sel.order + " LIMIT " + a.add(sel.limit)
+		bound = " ORDER BY " + sel.order + " LIMIT " + strconv.Itoa(sel.limit)
 	}
 	n, err := db.d.changeState(ctx, tx, ch, sel, bound, a, until, now, counts)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -151,7 +152,7 @@ func (db *DB) InboxList(ctx context.Context, p *store.InboxListParams) (store.In
 		where += " AND (created_at < " + cph + " OR (created_at = " + cph + " AND id < " + a.add(p.After) + "))"
 	}
 	rows, err := db.r.QueryContext(ctx, "SELECT "+messageCols+" FROM messages WHERE "+where+
-		" ORDER BY created_at DESC, id DESC LIMIT "+a.add(p.Limit+1)+" OFFSET "+a.add(p.Offset), a...)
+		" ORDER BY created_at DESC, id DESC LIMIT "+strconv.Itoa(p.Limit+1)+" OFFSET "+strconv.Itoa(p.Offset), a...)
 	if err != nil {
 		return page, fmt.Errorf("sqlstore: inbox list: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -146,7 +147,7 @@ func (db *DB) claimRows(ctx context.Context, limit int, lease time.Duration, now
 	defer db.gate.release(true)
 	rows, err := db.w.QueryContext(ctx, "UPDATE jobs SET status = 'running', lease_until = $1, attempts = attempts + 1,"+
 		" updated_at = $2 WHERE id IN (SELECT id FROM jobs WHERE status = 'queued' AND run_at <= $2 ORDER BY run_at, id"+
-		" LIMIT $3"+skip+") RETURNING "+jobReadCols, ms(now.Add(lease)), ms(now), limit)
+		" LIMIT "+strconv.Itoa(limit)+skip+") RETURNING "+jobReadCols, ms(now.Add(lease)), ms(now))
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: claim: %w", err)
 	}

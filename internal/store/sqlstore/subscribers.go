@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -206,7 +207,7 @@ func (db *DB) SubscriberSearch(ctx context.Context, p *store.SubscriberSearchPar
 		order += ", id" + dir
 	}
 	q := "SELECT " + subscriberCols + " FROM subscribers WHERE " + strings.Join(where, " AND ") +
-		" ORDER BY " + order + " LIMIT " + a.add(p.Limit+1)
+		" ORDER BY " + order + " LIMIT " + strconv.Itoa(p.Limit+1)
 	rows, err := db.r.QueryContext(ctx, q, a...)
 	if res.Subscribers, err = scanAll(rows, err, scanSubscriber); err != nil {
 		return res, fmt.Errorf("sqlstore: search: %w", err)

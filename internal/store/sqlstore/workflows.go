@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -99,7 +100,7 @@ func (db *DB) WorkflowList(ctx context.Context, p *store.WorkflowListParams) ([]
 		return nil, 0, err
 	}
 	rows, err := db.r.QueryContext(ctx, "SELECT "+workflowCols+" FROM workflows WHERE "+where+
-		" ORDER BY created_at DESC, id DESC LIMIT "+a.add(p.Limit)+" OFFSET "+a.add(p.Offset), a...)
+		" ORDER BY created_at DESC, id DESC LIMIT "+strconv.Itoa(p.Limit)+" OFFSET "+strconv.Itoa(p.Offset), a...)
 	out, err := scanAll(rows, err, scanWorkflow)
 	if err != nil {
 		return nil, 0, err
