@@ -337,8 +337,11 @@ func (db *DB) appendDigestEvents(ctx context.Context, tx *sql.Tx, windows map[st
 func (db *DB) updateFrom(ctx context.Context, tx *sql.Tx, table, cols string, types []string, set string, rows [][]any, now time.Time) error {
 	for start := 0; start < len(rows); start += db.d.rowsPerStatement {
 		a := args{ms(now)}
-		values := castValues(&a, rows[start:min(start+db.d.rowsPerStatement, len(rows))], types)
-		if _, err := tx.ExecContext(ctx, "WITH v("+cols+") AS (VALUES "+values+") UPDATE "+table+" SET "+set+
+		src, err := db.d.rowSource(&a, rows[start:min(start+db.d.rowsPerStatement, len(rows))], types)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "WITH v("+cols+") AS ("+src+") UPDATE "+table+" SET "+set+
 			", updated_at = $1 FROM v WHERE "+table+".id = v.id", a...); err != nil {
 			return fmt.Errorf("sqlstore: update %s: %w", table, err)
 		}

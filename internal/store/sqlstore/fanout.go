@@ -239,14 +239,8 @@ func (db *DB) fanoutBatch(ctx context.Context, tx *sql.Tx, p *store.FanoutRunPar
 		n.To, _ = json.Marshal(map[string]any{"subscriberId": clientID})
 		rows.add(tp, n, nil, digestPlacement{}, nil)
 	}
-	for _, t := range []struct {
-		table, cols string
-		rows        [][]any
-	}{{"notifications", notificationCols, rows.notifications}, {"jobs", jobCols, rows.jobs},
-		{"execution_details", detailCols, rows.details}} {
-		if err := db.insertRows(ctx, tx, t.table, t.cols, t.rows); err != nil {
-			return 0, err
-		}
+	if err := db.insertTriggerRows(ctx, tx, rows); err != nil {
+		return 0, err
 	}
 	return len(rows.notifications), nil
 }

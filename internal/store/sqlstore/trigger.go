@@ -158,19 +158,6 @@ func (db *DB) insertRows(ctx context.Context, q querier, table, cols string, row
 	return nil
 }
 
-// castValues renders rows as a VALUES list whose every value is cast.
-func castValues(a *args, rows [][]any, types []string) string {
-	vals := make([]string, len(rows))
-	for r, row := range rows {
-		ph := make([]string, len(row))
-		for i, v := range row {
-			ph[i] = "CAST(" + a.add(v) + " AS " + types[i] + ")"
-		}
-		vals[r] = "(" + strings.Join(ph, ", ") + ")"
-	}
-	return strings.Join(vals, ", ")
-}
-
 // triggerSubscriber upserts the recipient: its fields when the trigger gave
 // them, else a bare subscriber for a subscriberId knownSubscribers did not
 // find (one created meanwhile is left as it is).

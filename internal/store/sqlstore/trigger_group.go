@@ -484,9 +484,10 @@ func (g *triggerGroup) placeAndAdd(ctx context.Context, calls []*triggerCall, li
 	return nil
 }
 
-// insertTriggerRows writes a group's notifications, jobs and details: on
-// PostgreSQL in one statement (data-modifying CTEs over unnest: the same
-// statement for any group), on SQLite a chunk per statement.
+// insertTriggerRows writes a group's (or a fan-out batch's) notifications,
+// jobs and details: on PostgreSQL in one statement (data-modifying CTEs over
+// unnest: the same statement for any number of rows), on SQLite a chunk per
+// statement.
 func (db *DB) insertTriggerRows(ctx context.Context, tx *sql.Tx, rows triggerRows) error {
 	parts := []struct {
 		table, cols string
