@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/herald-notify/herald/internal/engine"
+	"github.com/herald-notify/herald/internal/sandbox"
 )
 
 // hostileTemplates crash, hang or exhaust a renderer without a sandbox. want
@@ -50,7 +51,12 @@ func TestHostileTemplates(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, h *harness) {
 		dev := h.authFor(asDev)
-		eng := h.newEngine(engine.Options{})
+		// A generous time budget, so that each case meets the limit it aims
+		// at even on a loaded machine (the time budget has its own tests in
+		// the sandbox package).
+		limits := sandbox.DefaultLimits
+		limits.Timeout = 5 * time.Second
+		eng := h.newEngine(engine.Options{Sandbox: sandbox.New(limits)})
 		h.createWorkflow(t, dev, map[string]any{"name": "Good", "steps": []any{
 			map[string]any{"name": "Inbox", "type": "in_app", "controlValues": map[string]any{"body": "good {{ payload.i }}"}}}})
 		payload := map[string]any{"items": []any{"a", "b"}, "withNull": []any{nil, 1, nil}, "text": "one two three",
