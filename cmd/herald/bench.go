@@ -58,6 +58,8 @@ func benchCommand(open func(context.Context) (*app.App, error), stdout, stderr i
 			Name: "baseline",
 			Usage: "run the SQL a trigger and its in-app delivery write, raw, on an empty store " +
 				"(--data-dir for SQLite or --database-url), with --clients for --duration",
+			Flags: []cli.Flag{&cli.IntFlag{Name: "group", Value: 1,
+				Usage: "triggers a transaction: above 1, each transaction writes that many triggers with their in-app deliveries, as a trigger group does"}},
 			Action: func(ctx context.Context, c *cli.Command) error {
 				a, err := open(ctx)
 				if err != nil {
@@ -66,7 +68,7 @@ func benchCommand(open func(context.Context) (*app.App, error), stdout, stderr i
 				defer a.Close()
 				fmt.Fprintf(stderr, "baseline on %s for %s with %d clients\n", a.Store.Dialect(), c.Duration("duration"), c.Int("clients"))
 				r, err := loadgen.Baseline(ctx, a, loadgen.BaselineConfig{Clients: c.Int("clients"), Duration: c.Duration("duration"),
-					Subscribers: c.Int("subscribers")})
+					Subscribers: c.Int("subscribers"), Group: c.Int("group")})
 				if r != nil {
 					if perr := r.Print(stdout); perr != nil {
 						return perr

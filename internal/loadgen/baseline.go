@@ -40,12 +40,16 @@ type BaselineConfig struct {
 	Clients     int
 	Duration    time.Duration
 	Subscribers int
+	// Group > 1 runs the grouped baseline (baseline_group.go): each client
+	// commits Group triggers with their in-app deliveries a transaction.
+	Group int
 }
 
 // BaselineReport is what a baseline run measured.
 type BaselineReport struct {
 	Dialect              string
 	Clients, Subscribers int
+	Group                int
 	Took                 time.Duration
 	Triggers             int // trigger transactions committed
 	Messages             int // delivery transactions committed, a message each
@@ -63,6 +67,10 @@ type BaselineReport struct {
 
 // rowsPerTrigger and rowsPerMessage are the rows each transaction writes.
 const rowsPerTrigger, rowsPerMessage = 4, 5
+
+// rowsPerGroupedTrigger are the rows a trigger of the grouped baseline
+// writes: transaction, notification, job, two details, message, counter.
+const rowsPerGroupedTrigger = 7
 
 // ErrNotEmpty refuses a baseline on a store that holds data.
 var ErrNotEmpty = errors.New("loadgen: the baseline writes test rows: give it an empty database")
@@ -83,7 +91,7 @@ func Baseline(ctx context.Context, a *app.App, cfg BaselineConfig) (*BaselineRep
 	if err != nil {
 		return nil, err
 	}
-	r := &BaselineReport{Dialect: b.dialect, Clients: cfg.Clients, Subscribers: cfg.Subscribers}
+	r := &BaselineReport{Dialect: b.dialect, Clients: cfg.Clients, Subscribers: cfg.Subscribers, Group: max(cfg.Group, 1)}
 	var triggers, messages, empty atomic.Int64
 	var trigTx, delivTx latencies
 	var errs errorCounts
@@ -93,7 +101,21 @@ func Baseline(ctx context.Context, a *app.App, cfg BaselineConfig) (*BaselineRep
 	var next atomic.Int64
 	for range cfg.Clients {
 		wg.Go(func() {
-			for time.Now().Before(end) && ctx.Err() == nil {
+			for time.Now().Before(end) && ctx.Err() == nil && r.Group > 1 {
+				group := make([]baselineSubscriber, r.Group)
+				for i := range group {
+					group[i] = b.subs[int((next.Add(1)-1)%int64(len(b.subs)))]
+				}
+				t0 := time.Now()
+				if err := b.triggerGroup(ctx, group); err != nil {
+					errs.add("group: " + clip([]byte(err.Error())))
+					continue
+				}
+				trigTx.add(time.Since(t0))
+				triggers.Add(int64(r.Group))
+				messages.Add(int64(r.Group))
+			}
+			for time.Now().Before(end) && ctx.Err() == nil && r.Group == 1 {
 				sub := b.subs[int((next.Add(1)-1)%int64(len(b.subs)))]
 				t0 := time.Now()
 				if err := b.trigger(ctx, sub); err != nil {
@@ -122,6 +144,9 @@ func Baseline(ctx context.Context, a *app.App, cfg BaselineConfig) (*BaselineRep
 	r.TriggersPerSecond = float64(r.Triggers) / r.Took.Seconds()
 	r.MessagesPerSecond = float64(r.Messages) / r.Took.Seconds()
 	r.RowsPerSecond = float64(rowsPerTrigger*r.Triggers+rowsPerMessage*r.Messages) / r.Took.Seconds()
+	if r.Group > 1 {
+		r.RowsPerSecond = float64(rowsPerGroupedTrigger*r.Triggers) / r.Took.Seconds()
+	}
 	r.TriggerTx, r.DeliveryTx, r.Errors = trigTx.summary(), delivTx.summary(), errs.snapshot()
 	if err := b.db.QueryRowContext(ctx, "SELECT count(*) FROM messages WHERE environment_id = $1", b.scope.EnvironmentID).
 		Scan(&r.StoredMessages); err != nil {
@@ -150,12 +175,19 @@ func (r *BaselineReport) Print(w io.Writer) error {
 	row := func(k string, v any) { fmt.Fprintf(tw, "%s\t%v\n", k, v) }
 	row("baseline store", r.Dialect)
 	row("run", fmt.Sprintf("%d subscribers, %d clients for %s", r.Subscribers, r.Clients, seconds(r.Took)))
+	if r.Group > 1 {
+		row("group", fmt.Sprintf("%d triggers with their in-app deliveries a transaction", r.Group))
+	}
 	row("trigger transactions", r.Triggers)
 	row("delivery transactions", r.Messages)
 	row("baseline triggers/s", rate(r.TriggersPerSecond))
 	row("baseline messages/s", rate(r.MessagesPerSecond))
 	row("baseline rows/s", rate(r.RowsPerSecond))
-	row("trigger transaction", r.TriggerTx)
+	if r.Group > 1 {
+		row("group transaction", r.TriggerTx)
+	} else {
+		row("trigger transaction", r.TriggerTx)
+	}
 	row("delivery transaction", r.DeliveryTx)
 	row("empty claims", r.EmptyClaims)
 	row("messages stored, counted", fmt.Sprintf("%d, %d", r.StoredMessages, r.Counted))

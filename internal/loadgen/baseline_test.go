@@ -71,3 +71,43 @@ func TestBaselineRefusesAStoreWithData(t *testing.T) {
 	_, err = loadgen.Baseline(context.Background(), a, loadgen.BaselineConfig{Clients: 1, Duration: time.Millisecond})
 	require.ErrorIs(t, err, loadgen.ErrNotEmpty)
 }
+
+// TestGroupedBaseline runs the grouped baseline for a second on a fresh
+// store of each kind: every trigger of every group is stored with its
+// completed job, both details, its message and its count.
+func TestGroupedBaseline(t *testing.T) {
+	t.Parallel()
+	for _, kind := range testdb.Kinds {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			a := &app.App{Store: testdb.Open(t, kind), Keys: testdb.Keys(t)}
+			r, err := loadgen.Baseline(context.Background(), a, loadgen.BaselineConfig{Clients: 4, Duration: time.Second,
+				Subscribers: 30, Group: 8})
+			require.NoError(t, err)
+			var out bytes.Buffer
+			require.NoError(t, r.Print(&out))
+			t.Log("\n" + out.String())
+			require.Zero(t, r.ErrorCount(), out.String())
+			require.Contains(t, out.String(), "8 triggers with their in-app deliveries a transaction")
+			require.Positive(t, r.Messages)
+			require.Zero(t, r.Messages%8, "whole groups")
+			require.Equal(t, r.Triggers, r.Messages)
+			require.Equal(t, r.Messages, r.StoredMessages)
+			require.Equal(t, r.Messages, r.Counted)
+			require.InDelta(t, 7*r.TriggersPerSecond, r.RowsPerSecond, 0.001*r.RowsPerSecond)
+
+			db := a.Store.Reader()
+			count := func(q string) int {
+				var n int
+				require.NoError(t, db.QueryRow(q).Scan(&n))
+				return n
+			}
+			require.Equal(t, r.Triggers, count("SELECT count(*) FROM transactions"))
+			require.Equal(t, r.Triggers, count("SELECT count(*) FROM notifications"))
+			require.Equal(t, r.Triggers, count("SELECT count(*) FROM jobs WHERE status = 'completed'"))
+			require.Equal(t, 2*r.Triggers, count("SELECT count(*) FROM execution_details"))
+			require.Equal(t, r.Messages, count("SELECT count(*) FROM messages m JOIN jobs j ON j.id = m.job_id"+
+				" AND j.notification_id = m.notification_id AND j.subscriber_id = m.subscriber_id"))
+		})
+	}
+}
