@@ -68,10 +68,20 @@ func (q *triggerQueue) start(db *DB) {
 	q.once.Do(func() {
 		q.in, q.stop = make(chan *triggerCall), make(chan struct{})
 		for range db.committers() {
-			q.wg.Add(1)
+			// A committer is two goroutines: one forms and plans the next
+			// group while the other writes the last.
+			planned := make(chan []*triggerCall)
+			q.wg.Add(2)
 			go func() {
 				defer q.wg.Done()
-				db.commitTriggers()
+				defer close(planned)
+				db.commitTriggers(planned)
+			}()
+			go func() {
+				defer q.wg.Done()
+				for group := range planned {
+					db.writeGroup(group)
+				}
 			}()
 		}
 		db.closers = append([]func() error{q.close}, db.closers...)
@@ -122,10 +132,11 @@ func (c *triggerCall) finish(res store.TriggerResult, err error) {
 
 type txKey struct{ env, tx string }
 
-// commitTriggers forms and writes groups until the store closes. A trigger
-// whose transactionId is already in the forming group waits for the next,
-// where it is found a duplicate (or written, if the first failed).
-func (db *DB) commitTriggers() {
+// commitTriggers forms and plans groups and hands them to their writer
+// until the store closes. A trigger whose transactionId is already in the
+// forming group waits for the next, where it is found a duplicate (or
+// written, if the first failed): the writer writes groups in order.
+func (db *DB) commitTriggers(planned chan<- []*triggerCall) {
 	q := &db.triggers
 	var carry []*triggerCall
 	defer func() {
@@ -172,18 +183,39 @@ func (db *DB) commitTriggers() {
 				return
 			}
 		}
-	drain:
-		for len(group) < maxGroupTriggers && len(carry) == 0 {
-			select {
-			case c := <-q.in:
-				if !add(c) {
-					break drain
+		open := func() bool { return len(group) < maxGroupTriggers && len(carry) == 0 }
+		drain := func() {
+			for open() {
+				select {
+				case c := <-q.in:
+					if !add(c) {
+						return
+					}
+				default:
+					return
 				}
-			default:
-				break drain
 			}
 		}
-		db.writeGroup(group)
+		drain()
+		live := db.planGroup(group)
+		// While the writer is busy, the group keeps taking (and planning)
+		// the triggers that arrive.
+		for len(live) > 0 {
+			in := q.in
+			if !open() {
+				in = nil
+			}
+			select {
+			case planned <- live:
+				live = nil
+			case c := <-in:
+				n := len(group)
+				if add(c) {
+					drain()
+				}
+				live = append(live, db.planGroup(group[n:])...)
+			}
+		}
 	}
 }
 
@@ -221,9 +253,8 @@ func (db *DB) plan(calls []*triggerCall) {
 	(*fn)(ctx, ps)
 }
 
-// writeGroup writes a group in one transaction, or, when that fails, each
-// of its triggers in a transaction of its own.
-func (db *DB) writeGroup(group []*triggerCall) {
+// planGroup answers the calls whose callers have gone and plans the others.
+func (db *DB) planGroup(group []*triggerCall) []*triggerCall {
 	live := group[:0:0]
 	for _, c := range group {
 		if err := c.ctx.Err(); err != nil {
@@ -232,10 +263,15 @@ func (db *DB) writeGroup(group []*triggerCall) {
 		}
 		live = append(live, c)
 	}
-	if len(live) == 0 {
-		return
+	if len(live) > 0 {
+		db.plan(live)
 	}
-	db.plan(live)
+	return live
+}
+
+// writeGroup writes a planned group in one transaction, or, when that
+// fails, each of its triggers in a transaction of its own.
+func (db *DB) writeGroup(live []*triggerCall) {
 	results, err := db.writeTriggers(live)
 	if err != nil && len(live) > 1 {
 		for _, c := range live {
