@@ -296,7 +296,7 @@ func (s *Server) triggered(r *http.Request, t triggerRequest, p *store.TriggerPa
 		s.log.WarnContext(r.Context(), "trigger names topics that do not exist; their fan-out is left out",
 			"topicKeys", res.MissingTopics)
 	}
-	if s.onTrigger != nil {
+	if s.onTrigger != nil && (res.Jobs > 0 || res.FanoutJobID != "") {
 		s.onTrigger()
 	}
 	return out, nil

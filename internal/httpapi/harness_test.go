@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -34,6 +35,8 @@ type harness struct {
 	App     *app.App
 	// Metrics are the server's (GET /metrics) and its engines'.
 	Metrics *metrics.Metrics
+	// Wakes counts the server's calls of OnTrigger (wake the workers).
+	Wakes atomic.Int64
 }
 
 func newHarness(t testing.TB, kind string) *harness {
@@ -45,7 +48,8 @@ func newHarness(t testing.TB, kind string) *harness {
 	h := &harness{t: t, DB: db, Keys: a.Keys, App: a, DevKey: first.Keys["development"], ProdKey: first.Keys["production"]}
 	log := testLogger(t)
 	h.Metrics = metrics.New(metrics.Options{Stats: db, Pools: metrics.Pools(db.Writer(), db.Reader()), Logger: log})
-	h.Handler = httpapi.New(httpapi.Options{Store: db, Keys: a.Keys, Logger: log, Metrics: h.Metrics})
+	h.Handler = httpapi.New(httpapi.Options{Store: db, Keys: a.Keys, Logger: log, Metrics: h.Metrics,
+		OnTrigger: func() { h.Wakes.Add(1) }})
 	return h
 }
 

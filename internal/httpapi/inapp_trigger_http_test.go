@@ -39,6 +39,7 @@ func TestInAppStepRunsWithTheTrigger(t *testing.T) {
 		job := h.onlyJob(t, "tx-ada")
 		require.Equal(t, "completed", job["status"])
 		require.Equal(t, []detailSummary{{"Pending", "Internal"}, {"Success", "Internal"}}, jobDetails(t, job))
+		require.Zero(t, h.Wakes.Load(), "nothing left for the workers: they are not woken")
 		unseen := h.call(t, dev, "GET", "/v1/subscribers/ada/notifications/unseen", nil, nil)
 		require.Equal(t, http.StatusOK, unseen.Status, "%s", unseen.Raw)
 		require.EqualValues(t, 1, unseen.Object(t)["count"])
@@ -48,12 +49,14 @@ func TestInAppStepRunsWithTheTrigger(t *testing.T) {
 		require.Empty(t, h.feedItems(t, "bob"))
 		job = h.onlyJob(t, "tx-bob")
 		require.Equal(t, "skipped", job["status"])
+		require.Zero(t, h.Wakes.Load())
 
 		// The step after the in-app one is queued for the workers.
 		h.trigger(t, dev, map[string]any{"name": "inbox-mail", "to": "ada", "transactionId": "tx-two"})
 		require.Len(t, h.feedItems(t, "ada"), 2)
 		require.Equal(t, 1, h.count(t, "SELECT count(*) FROM jobs WHERE transaction_id = 'tx-two' AND status = 'queued' AND type = 'email'"))
 		require.Equal(t, 1, h.count(t, "SELECT count(*) FROM jobs WHERE transaction_id = 'tx-two' AND status = 'completed' AND type = 'in_app'"))
+		require.EqualValues(t, 1, h.Wakes.Load(), "a queued step wakes the workers")
 
 		// A recipient the trigger creates (or updates) waits for a worker,
 		// which renders it with the trigger's data.
@@ -61,6 +64,7 @@ func TestInAppStepRunsWithTheTrigger(t *testing.T) {
 			"transactionId": "tx-cy"})
 		require.Empty(t, h.feedItems(t, "cy"))
 		require.Equal(t, "queued", h.onlyJob(t, "tx-cy")["status"])
+		require.EqualValues(t, 2, h.Wakes.Load())
 		h.trigger(t, dev, map[string]any{"name": "inbox", "to": map[string]any{"subscriberId": "ada", "firstName": "Ada"},
 			"transactionId": "tx-ada-renamed"})
 		require.Equal(t, "queued", h.onlyJob(t, "tx-ada-renamed")["status"])

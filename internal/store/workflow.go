@@ -184,6 +184,9 @@ type TriggerResult struct {
 	Notifications []Notification
 	// FanoutJobID is the fan-out job written for Topics or Broadcast ("" when none).
 	FanoutJobID string
+	// Jobs counts the jobs written for the workers to run, queued or delayed
+	// (not those finished with the trigger, nor those waiting on a step).
+	Jobs int
 	// MissingTopics are the topic keys that name no topic: their fan-out is
 	// left out, the rest of the event goes on.
 	MissingTopics []string

@@ -23,6 +23,8 @@ var (
 // triggerRows are the rows one trigger writes.
 type triggerRows struct {
 	notifications, jobs, details [][]any
+	// waiting counts the jobs written for the workers: queued or delayed.
+	waiting int
 }
 
 // triggerDigestPlan completes the plan of the first step, a digest, of one
@@ -112,6 +114,9 @@ func (r *triggerRows) add(p *store.TriggerParams, n store.Notification, plan *st
 			case place.outcome == store.DigestImmediate && i == 1:
 				status = store.JobQueued
 			}
+		}
+		if status == store.JobQueued || status == store.JobDelayed {
+			r.waiting++
 		}
 		r.jobs = append(r.jobs, []any{jobID, n.OrganizationID, n.EnvironmentID, n.ID, n.SubscriberID, n.WorkflowID,
 			n.TransactionID, s.ID, i, s.Type, provider, status, runAt, nil, attempts, digest, digestKey, failure, 0, now, now})

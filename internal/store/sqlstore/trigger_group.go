@@ -302,7 +302,6 @@ func (db *DB) writeTriggers(calls []*triggerCall) (results []store.TriggerResult
 			results, err = nil, fmt.Errorf("sqlstore: trigger group: panic: %v", p)
 		}
 	}()
-	steps := false
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
 		results = make([]store.TriggerResult, len(calls))
 		claimed, err := db.claimTransactions(ctx, tx, calls)
@@ -317,7 +316,6 @@ func (db *DB) writeTriggers(calls []*triggerCall) (results []store.TriggerResult
 				continue
 			}
 			live = append(live, i)
-			steps = steps || len(c.p.Workflow.Steps) > 0
 		}
 		if err := g.findRecipients(ctx, calls, live); err != nil {
 			return err
@@ -361,8 +359,11 @@ func (db *DB) writeTriggers(calls []*triggerCall) (results []store.TriggerResult
 	if err != nil {
 		return nil, err
 	}
-	if steps {
-		db.notifyJobs()
+	for _, r := range results {
+		if r.Jobs > 0 || r.FanoutJobID != "" {
+			db.notifyJobs()
+			break
+		}
 	}
 	return results, nil
 }
@@ -511,7 +512,9 @@ func (g *triggerGroup) placeAndAdd(ctx context.Context, calls []*triggerCall, li
 				results[i].Notifications[k] = n
 			}
 			o := inApp[i][k]
+			waiting := g.rows.waiting
 			g.rows.add(calls[i].p, n, plan, place, o)
+			results[i].Jobs += g.rows.waiting - waiting
 			if o != nil {
 				g.msgs = append(g.msgs, o.Messages...)
 			}
