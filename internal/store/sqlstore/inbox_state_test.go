@@ -193,12 +193,12 @@ func TestInboxSnoozeExpiry(t *testing.T) {
 		yes := true
 		snoozed := store.InboxFilter{Snoozed: &yes}
 		count := func() [2]int {
-			n, err := db.InboxCount(ctx, f.scope, sub, []store.InboxFilter{unread, snoozed}, f.tn.Clock.Now())
+			n, err := db.InboxCount(ctx, &store.InboxCountParams{Scope: f.scope, SubscriberID: sub, Filters: []store.InboxFilter{unread, snoozed}, Now: f.tn.Clock.Now()})
 			require.NoError(t, err)
 			return [2]int{n[0], n[1]}
 		}
 		unseen := func() int {
-			n, err := db.MessageUnseenCount(ctx, f.scope, sub)
+			n, err := db.MessageUnseenCount(ctx, &store.MessageUnseenCountParams{Scope: f.scope, SubscriberID: sub, Now: f.tn.Clock.Now()})
 			require.NoError(t, err)
 			return n
 		}
@@ -245,7 +245,7 @@ func TestInboxSnoozeExpiry(t *testing.T) {
 		require.NoError(t, db.Reader().QueryRow("SELECT count(*) FROM messages WHERE snoozed_until IS NOT NULL").Scan(&left))
 		require.Zero(t, left)
 		for _, s := range subs {
-			n, err := db.InboxCount(ctx, f.scope, s, []store.InboxFilter{unread, snoozed}, f.tn.Clock.Now())
+			n, err := db.InboxCount(ctx, &store.InboxCountParams{Scope: f.scope, SubscriberID: s, Filters: []store.InboxFilter{unread, snoozed}, Now: f.tn.Clock.Now()})
 			require.NoError(t, err)
 			require.Equal(t, []int{1, 0}, n)
 		}
@@ -280,8 +280,7 @@ func TestInboxCountsLongTags(t *testing.T) {
 		}
 		m := f.message(t, sub, 0, func(m *store.Message) { m.Tags = long })
 		f.message(t, sub, 0, func(m *store.Message) { m.Tags = long[:1] })
-		got, err := db.InboxCount(ctx, f.scope, sub, []store.InboxFilter{{Tags: [][]string{{long[15]}}}, {Tags: [][]string{{long[0]}}}},
-			f.tn.Clock.Now())
+		got, err := db.InboxCount(ctx, &store.InboxCountParams{Scope: f.scope, SubscriberID: sub, Filters: []store.InboxFilter{{Tags: [][]string{{long[15]}}}, {Tags: [][]string{{long[0]}}}}, Now: f.tn.Clock.Now()})
 		require.NoError(t, err)
 		require.Equal(t, []int{1, 2}, got)
 		_, err = f.change(t, sub, m.ID, store.InboxArchive, time.Time{})
