@@ -33,7 +33,7 @@ func (w *world) subscribe(key string, subscriberIDs ...string) {
 		require.NoError(w.t, err)
 		members = append(members, store.TopicMember{SubscriberID: sid})
 	}
-	_, err := w.db.TopicSubscribe(ctx, w.scope, key, members, w.clock.Now())
+	_, err := w.db.TopicSubscribe(ctx, &store.TopicSubscribeParams{Scope: w.scope, Key: key, Members: members, Now: w.clock.Now()})
 	require.NoError(w.t, err)
 }
 

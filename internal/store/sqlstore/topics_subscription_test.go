@@ -32,8 +32,9 @@ func TestTopicSubscriptionGetUpdate(t *testing.T) {
 		alerts := workflow(t, db, tn.A, "alerts", now, "ops")
 		digest := workflow(t, db, tn.A, "digest", now.Add(time.Second), "weekly", "ops")
 		workflow(t, db, tn.A, "other", now.Add(2*time.Second))
-		_, err := db.TopicSubscribe(ctx, tn.A, "watchers", []store.TopicMember{{SubscriberID: "ada"},
-			{SubscriberID: "ada", Identifier: "ada-mobile"}, {SubscriberID: "bob", Identifier: "shared"}}, now)
+		_, err := db.TopicSubscribe(ctx, &store.TopicSubscribeParams{Scope: tn.A, Key: "watchers",
+			Members: []store.TopicMember{{SubscriberID: "ada"},
+				{SubscriberID: "ada", Identifier: "ada-mobile"}, {SubscriberID: "bob", Identifier: "shared"}}, Now: now})
 		require.NoError(t, err)
 
 		plain := &store.TopicSubscriptionRef{Scope: tn.A, Key: "watchers", Identifier: "tk_watchers:si_ada", SubscriberID: "ada"}
@@ -89,7 +90,8 @@ func TestTopicSubscriptionGetUpdate(t *testing.T) {
 		require.Nil(t, other.Name, "the other subscription is untouched")
 
 		// An identifier used by two subscribers names no one subscription.
-		_, err = db.TopicSubscribe(ctx, tn.A, "watchers", []store.TopicMember{{SubscriberID: "ada", Identifier: "shared"}}, now)
+		_, err = db.TopicSubscribe(ctx, &store.TopicSubscribeParams{Scope: tn.A, Key: "watchers",
+			Members: []store.TopicMember{{SubscriberID: "ada", Identifier: "shared"}}, Now: now})
 		require.NoError(t, err)
 		_, err = db.TopicSubscriptionGet(ctx, &store.TopicSubscriptionRef{Scope: tn.A, Key: "watchers", Identifier: "shared"})
 		require.ErrorIs(t, err, store.ErrConflict)
