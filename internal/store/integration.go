@@ -82,12 +82,29 @@ type IdempotencyRecord struct {
 	Body        []byte
 }
 
-// Idempotency keeps idempotency keys.
+// IdempotencyBeginParams claims an idempotency key for a request.
+type IdempotencyBeginParams struct {
+	Scope
+	Key         string
+	RequestHash string
+	Now         time.Time
+}
+
+// IdempotencyFinishParams stores the outcome of a request that claimed Key.
+type IdempotencyFinishParams struct {
+	Scope
+	Key    string
+	Status int
+	Body   []byte
+}
+
+// Idempotency keeps idempotency keys, per environment.
 type Idempotency interface {
-	// IdempotencyBegin claims key for a request. started is true when the
+	// IdempotencyBegin claims a key for a request. started is true when the
 	// caller owns it and must Finish or Abandon it; otherwise rec is the
 	// stored record (running or done).
-	IdempotencyBegin(ctx context.Context, environmentID, key, requestHash string, now time.Time) (rec IdempotencyRecord, started bool, err error)
-	IdempotencyFinish(ctx context.Context, environmentID, key string, status int, body []byte) error
-	IdempotencyAbandon(ctx context.Context, environmentID, key string) error
+	IdempotencyBegin(ctx context.Context, p *IdempotencyBeginParams) (rec IdempotencyRecord, started bool, err error)
+	IdempotencyFinish(ctx context.Context, p *IdempotencyFinishParams) error
+	// IdempotencyAbandon releases a key its request claimed, for a retry.
+	IdempotencyAbandon(ctx context.Context, scope Scope, key string) error
 }
