@@ -75,7 +75,8 @@ func TestDelayCanceled(t *testing.T) {
 		w.drain()
 		require.Equal(t, []string{"delay:delayed", "in_app:pending"}, w.jobs(n))
 
-		canceled, err := db.TriggerCancel(context.Background(), w.scope, n.TransactionID)
+		canceled, err := db.TriggerCancel(context.Background(), &store.TriggerCancelParams{Scope: w.scope,
+			TransactionID: n.TransactionID, Now: w.clock.Now()})
 		require.NoError(t, err)
 		require.Equal(t, 2, canceled)
 		w.clock.Advance(2 * time.Hour)

@@ -222,7 +222,8 @@ func TestDigestCancelWindow(t *testing.T) {
 		w.drain()
 		merged := w.trigger(wf, "ada", map[string]any{"item": "b"})
 		w.drain()
-		n, err := w.db.TriggerCancel(context.Background(), w.scope, leader.TransactionID)
+		n, err := w.db.TriggerCancel(context.Background(), &store.TriggerCancelParams{Scope: w.scope,
+			TransactionID: leader.TransactionID, Now: w.clock.Now()})
 		require.NoError(t, err)
 		require.Equal(t, 2, n, "the window and the step after it")
 		w.clock.Advance(2 * time.Minute)

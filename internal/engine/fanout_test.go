@@ -187,7 +187,7 @@ func TestFanoutCanceled(t *testing.T) {
 		require.Equal(t, 3, r.Created)
 
 		tx := rawString(t, w, "SELECT transaction_id FROM jobs WHERE id = $1", res.FanoutJobID)
-		canceled, err := w.db.TriggerCancel(ctx, w.scope, tx)
+		canceled, err := w.db.TriggerCancel(ctx, &store.TriggerCancelParams{Scope: w.scope, TransactionID: tx, Now: w.clock.Now()})
 		require.NoError(t, err)
 		require.Equal(t, 1+3*2, canceled, "the fan-out, and both steps of each of the three notifications it made")
 		r, err = w.db.FanoutRun(ctx, &store.FanoutRunParams{Job: claimed[0].Job, Limit: 3, Lease: time.Minute, Now: w.clock.Now()})

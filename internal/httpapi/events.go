@@ -402,7 +402,8 @@ func (s *Server) eventCancel(w http.ResponseWriter, r *http.Request) error {
 	if tx == "" || utf8.RuneCountInString(tx) > maxTransactionID {
 		return invalid("transactionId", "must be 1 to 256 characters", tx)
 	}
-	n, err := s.store.TriggerCancel(r.Context(), callerFrom(r.Context()).Scope, tx)
+	n, err := s.store.TriggerCancel(r.Context(), &store.TriggerCancelParams{Scope: callerFrom(r.Context()).Scope,
+		TransactionID: tx, Now: s.now()})
 	if err != nil {
 		return err
 	}

@@ -195,6 +195,13 @@ type TriggerOutcome struct {
 	Err    error
 }
 
+// TriggerCancelParams names the transaction whose jobs are canceled.
+type TriggerCancelParams struct {
+	Scope
+	TransactionID string
+	Now           time.Time
+}
+
 // Claimed is a job claimed by a worker, with what running it needs.
 type Claimed struct {
 	Job          Job
@@ -283,7 +290,7 @@ type Pipeline interface {
 	SetTriggerPlanner(fn func(ctx context.Context, ps []*TriggerParams))
 	// TriggerCancel cancels the jobs of a transaction that have not run yet
 	// and reports how many.
-	TriggerCancel(ctx context.Context, scope Scope, transactionID string) (int, error)
+	TriggerCancel(ctx context.Context, p *TriggerCancelParams) (int, error)
 	// JobClaim leases up to limit due jobs to a worker.
 	JobClaim(ctx context.Context, limit int, lease time.Duration, now time.Time) ([]Claimed, error)
 	// JobFinish writes the outcomes of claimed jobs; an outcome whose job is
