@@ -79,7 +79,8 @@ func (s *Server) credentialsUpdate(w http.ResponseWriter, r *http.Request, repla
 	if _, err := s.store.SubscriberGet(r.Context(), c.Scope, sid); err != nil {
 		return subscriberNotFound(err, sid)
 	}
-	in, err := s.store.IntegrationForCredentials(r.Context(), c.Scope, providerID, identifier)
+	in, err := s.store.IntegrationForCredentials(r.Context(), &store.IntegrationForCredentialsParams{Scope: c.Scope,
+		ProviderID: providerID, Identifier: identifier})
 	if errors.Is(err, store.ErrNotFound) {
 		f := fieldErrors{}
 		if identifier != "" {

@@ -54,24 +54,49 @@ type IntegrationListParams struct {
 	ProviderID     string
 }
 
+// IntegrationDeleteParams deletes an integration on behalf of a member.
+type IntegrationDeleteParams struct {
+	Scope
+	ID        string
+	DeletedBy string
+	Now       time.Time
+}
+
+// IntegrationSetPrimaryParams names the integration to make primary.
+type IntegrationSetPrimaryParams struct {
+	Scope
+	ID  string
+	Now time.Time
+}
+
+// IntegrationForCredentialsParams names the provider (and, when set, the
+// identifier of the integration) that subscriber credentials are for.
+type IntegrationForCredentialsParams struct {
+	Scope
+	ProviderID string
+	Identifier string
+}
+
 // Integrations keeps integrations.
 type Integrations interface {
 	// IntegrationCreate inserts; a taken identifier is ErrConflict. An active
-	// integration becomes primary when its channel has no primary yet.
+	// integration becomes primary when its channel has no primary yet (the
+	// one it replaces is updated at in.UpdatedAt).
 	IntegrationCreate(ctx context.Context, in *Integration) error
 	IntegrationGet(ctx context.Context, scope Scope, id string) (Integration, error)
 	IntegrationList(ctx context.Context, p *IntegrationListParams) ([]Integration, error)
 	// IntegrationUpdate writes every field of in (found by ID and scope)
-	// but Primary, which it derives: kept as stored, dropped when inactive,
-	// gained when active and the channel has no primary.
+	// but CreatedAt and Primary, which it derives: kept as stored, dropped
+	// when inactive, gained when active and the channel has no primary.
+	// in.UpdatedAt is the time of the change: the caller sets it.
 	IntegrationUpdate(ctx context.Context, in *Integration) error
-	IntegrationDelete(ctx context.Context, scope Scope, id, deletedBy string) error
+	IntegrationDelete(ctx context.Context, p *IntegrationDeleteParams) error
 	// IntegrationSetPrimary makes it the active primary of its channel.
-	IntegrationSetPrimary(ctx context.Context, scope Scope, id string) (Integration, error)
+	IntegrationSetPrimary(ctx context.Context, p *IntegrationSetPrimaryParams) (Integration, error)
 	// IntegrationForCredentials picks the integration that subscriber
-	// credentials of providerID attach to: the active one with that identifier
-	// when given, else the primary, else the newest.
-	IntegrationForCredentials(ctx context.Context, scope Scope, providerID, identifier string) (Integration, error)
+	// credentials of the provider attach to: the active one with the
+	// identifier when given, else the primary, else the newest.
+	IntegrationForCredentials(ctx context.Context, p *IntegrationForCredentialsParams) (Integration, error)
 }
 
 // IdempotencyRecord is the stored outcome of a request with an idempotency key.

@@ -58,7 +58,8 @@ func TestIntegrationSecretConfigurations(t *testing.T) {
 				require.JSONEq(t, string(in.Configurations), string(it.Configurations))
 			}
 		}
-		primary, err := db.IntegrationSetPrimary(t.Context(), tn.A, in.ID)
+		primary, err := db.IntegrationSetPrimary(t.Context(), &store.IntegrationSetPrimaryParams{Scope: tn.A, ID: in.ID,
+			Now: tn.Clock.Now()})
 		require.NoError(t, err)
 		require.JSONEq(t, string(in.Configurations), string(primary.Configurations))
 
@@ -146,7 +147,8 @@ func TestSecretRotate(t *testing.T) {
 		withSecret.Configurations = store.JSON(`{"inboundWebhookEnabled":true,"inboundWebhookSigningKey":"` + signingKey + `"}`)
 		withSecret = create(t, db, withSecret)
 		deleted := create(t, db, newIntegration(tn.B, "sendgrid", "email", "gone", true, time.Second))
-		require.NoError(t, db.IntegrationDelete(ctx, tn.B, deleted.ID, "me"))
+		require.NoError(t, db.IntegrationDelete(ctx, &store.IntegrationDeleteParams{Scope: tn.B, ID: deleted.ID, DeletedBy: "me",
+			Now: tn.Clock.Now()}))
 		bare := newIntegration(tn.A, "svc", "in_app", "inbox", true, 2*time.Second)
 		bare.Credentials = nil
 		bare = create(t, db, bare)
