@@ -108,7 +108,7 @@ func TestDigestTimedInSubscriberTimezone(t *testing.T) {
 		db := w.db
 		tz := "America/New_York"
 		_, _, err := db.SubscriberUpsert(context.Background(), &store.SubscriberUpsertParams{Scope: w.scope, SubscriberID: "ny",
-			Timezone: store.Field{Set: true, Value: &tz}})
+			Timezone: store.Field{Set: true, Value: &tz}, Now: w.clock.Now()})
 		require.NoError(t, err)
 		wf := w.workflow("daily", digestStep(map[string]any{"type": "timed", "unit": "days", "amount": 1,
 			"timed": map[string]any{"atTime": "09:00"}}), inApp(digestBody))

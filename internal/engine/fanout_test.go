@@ -29,7 +29,7 @@ func (w *world) subscribe(key string, subscriberIDs ...string) {
 	ctx := context.Background()
 	var members []store.TopicMember
 	for _, sid := range subscriberIDs {
-		_, _, err := w.db.SubscriberUpsert(ctx, &store.SubscriberUpsertParams{Scope: w.scope, SubscriberID: sid})
+		_, _, err := w.db.SubscriberUpsert(ctx, &store.SubscriberUpsertParams{Scope: w.scope, SubscriberID: sid, Now: w.clock.Now()})
 		require.NoError(w.t, err)
 		members = append(members, store.TopicMember{SubscriberID: sid})
 	}
@@ -72,9 +72,11 @@ func TestFanoutReachesEachMemberOnce(t *testing.T) {
 		w.subscribe("watchers", "bob", "cy", "hal", "ivy", "jo")
 		w.subscribe("board", "kim", "eve")
 		w.subscribe("lonely", "zed")
-		_, _, err := w.db.SubscriberUpsert(context.Background(), &store.SubscriberUpsertParams{Scope: w.scope, SubscriberID: "direct"})
+		_, _, err := w.db.SubscriberUpsert(context.Background(), &store.SubscriberUpsertParams{Scope: w.scope,
+			SubscriberID: "direct", Now: w.clock.Now()})
 		require.NoError(t, err)
-		require.NoError(t, w.db.SubscriberDelete(context.Background(), w.scope, "gus"))
+		require.NoError(t, w.db.SubscriberDelete(context.Background(), &store.SubscriberDeleteParams{Scope: w.scope,
+			SubscriberID: "gus", Now: w.clock.Now()}))
 
 		res := w.triggerTo(wf, []string{"direct", "ada"}, []store.TopicRecipient{
 			{Key: "team"}, {Key: "watchers", Exclude: []string{"hal", "cy"}}, {Key: "board", Exclude: []string{"kim", "eve"}},
@@ -106,12 +108,14 @@ func TestFanoutBroadcast(t *testing.T) {
 		var all []string
 		for i := range 11 {
 			sid := fmt.Sprintf("s%02d", i)
-			_, _, err := w.db.SubscriberUpsert(context.Background(), &store.SubscriberUpsertParams{Scope: w.scope, SubscriberID: sid})
+			_, _, err := w.db.SubscriberUpsert(context.Background(), &store.SubscriberUpsertParams{Scope: w.scope,
+				SubscriberID: sid, Now: w.clock.Now()})
 			require.NoError(t, err)
 			all = append(all, sid)
 		}
 		other := otherEnvironment(t, w)
-		_, _, err := w.db.SubscriberUpsert(context.Background(), &store.SubscriberUpsertParams{Scope: other, SubscriberID: "s00"})
+		_, _, err := w.db.SubscriberUpsert(context.Background(), &store.SubscriberUpsertParams{Scope: other, SubscriberID: "s00",
+			Now: w.clock.Now()})
 		require.NoError(t, err)
 
 		res := w.triggerTo(wf, nil, nil, "s03", true)

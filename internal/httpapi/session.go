@@ -67,7 +67,7 @@ func (s *Server) inboxSessionCreate(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	p.Scope = store.Scope{OrganizationID: env.OrganizationID, EnvironmentID: env.ID}
+	p.Scope, p.Now = store.Scope{OrganizationID: env.OrganizationID, EnvironmentID: env.ID}, s.now()
 	sub, _, err := s.store.SubscriberUpsert(r.Context(), &p)
 	if err != nil {
 		return err

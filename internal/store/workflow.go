@@ -137,7 +137,8 @@ type ExecutionDetail struct {
 // attributes to upsert.
 type Recipient struct {
 	SubscriberID string
-	// Upsert, when non-nil, creates or updates the subscriber first.
+	// Upsert, when non-nil, creates or updates the subscriber first (at the
+	// trigger's Now: its own Now is ignored).
 	Upsert *SubscriberUpsertParams
 }
 

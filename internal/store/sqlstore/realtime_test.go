@@ -39,7 +39,7 @@ func TestOnInboxChange(t *testing.T) {
 		}
 		subs := map[string]string{}
 		for _, sid := range []string{"hook-a", "hook-b"} {
-			s, _, err := db.SubscriberUpsert(ctx, &store.SubscriberUpsertParams{Scope: scope, SubscriberID: sid})
+			s, _, err := db.SubscriberUpsert(ctx, &store.SubscriberUpsertParams{Scope: scope, SubscriberID: sid, Now: time.Now()})
 			require.NoError(t, err)
 			subs[sid] = s.ID
 		}

@@ -27,7 +27,7 @@ func TestTopicSubscriptionGetUpdate(t *testing.T) {
 		tn := setup(t, db)
 		now := base
 		for _, sid := range []string{"ada", "bob"} {
-			upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: sid})
+			upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: sid, Now: tn.Clock.Now()})
 		}
 		alerts := workflow(t, db, tn.A, "alerts", now, "ops")
 		digest := workflow(t, db, tn.A, "digest", now.Add(time.Second), "weekly", "ops")
@@ -111,7 +111,7 @@ func TestTopicSubscriptionGetUpdate(t *testing.T) {
 		}
 
 		// A deleted subscriber's subscriptions are not found.
-		require.NoError(t, db.SubscriberDelete(ctx, tn.A, "ada"))
+		require.NoError(t, db.SubscriberDelete(ctx, &store.SubscriberDeleteParams{Scope: tn.A, SubscriberID: "ada", Now: tn.Clock.Now()}))
 		_, err = db.TopicSubscriptionGet(ctx, &store.TopicSubscriptionRef{Scope: tn.A, Key: "watchers", Identifier: "ada-mobile"})
 		require.ErrorIs(t, err, store.ErrNotFound)
 		bobs, err := db.TopicSubscriptionGet(ctx, &store.TopicSubscriptionRef{Scope: tn.A, Key: "watchers", Identifier: "shared"})

@@ -43,7 +43,7 @@ func TestTopicUpsertGetDelete(t *testing.T) {
 		require.ErrorIs(t, err, store.ErrNotFound)
 		require.ErrorIs(t, db.TopicDelete(ctx, tn.B, "team:ops"), store.ErrNotFound)
 
-		upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "ada"})
+		upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "ada", Now: tn.Clock.Now()})
 		_, err = db.TopicSubscribe(ctx, &store.TopicSubscribeParams{Scope: tn.A, Key: "team:ops",
 			Members: []store.TopicMember{{SubscriberID: "ada"}}, Now: now})
 		require.NoError(t, err)
@@ -61,9 +61,9 @@ func TestTopicSubscriptions(t *testing.T) {
 		tn := setup(t, db)
 		now := time.Now().Truncate(time.Millisecond)
 		for _, sid := range []string{"ada", "bob", "eve"} {
-			upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: sid})
+			upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: sid, Now: tn.Clock.Now()})
 		}
-		upsert(t, db, store.SubscriberUpsertParams{Scope: tn.B, SubscriberID: "other-env"})
+		upsert(t, db, store.SubscriberUpsertParams{Scope: tn.B, SubscriberID: "other-env", Now: tn.Clock.Now()})
 
 		// Subscribing creates the topic; unknown ids (and other environments' subscribers) are listed.
 		ch, err := db.TopicSubscribe(ctx, &store.TopicSubscribeParams{Scope: tn.A, Key: "watchers",
@@ -108,7 +108,7 @@ func TestTopicConcurrentSubscribe(t *testing.T) {
 	testdb.ForEach(t, func(t *testing.T, db *sqlstore.DB) {
 		tn := setup(t, db)
 		for i := range 20 {
-			upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: fmt.Sprintf("s%d", i)})
+			upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: fmt.Sprintf("s%d", i), Now: tn.Clock.Now()})
 		}
 		// Twenty concurrent first subscriptions to one new topic: one topic, twenty members.
 		errs := parallel(20, func(i int) error {
