@@ -94,6 +94,13 @@ type EnvironmentUpdateParams struct {
 	InboxHMACDisabled *bool
 }
 
+// APIKeyRevokeParams names the key to revoke in its environment.
+type APIKeyRevokeParams struct {
+	EnvironmentID string
+	ID            string
+	Now           time.Time
+}
+
 // BootstrapParams describes the first organization created on an empty store.
 type BootstrapParams struct {
 	Organization Organization
@@ -123,7 +130,7 @@ type Tenancy interface {
 	// APIKeyGetByHash returns the unrevoked key with that hash and its environment.
 	APIKeyGetByHash(ctx context.Context, hash string) (APIKey, Environment, error)
 	APIKeyList(ctx context.Context, environmentID string) ([]APIKey, error)
-	APIKeyRevoke(ctx context.Context, environmentID, id string) error
+	APIKeyRevoke(ctx context.Context, p *APIKeyRevokeParams) error
 	// APIKeyKeepCopy keeps an encrypted copy of a key that has none (one
 	// created before migration 0013, presented in the clear since).
 	APIKeyKeepCopy(ctx context.Context, id, key string) error

@@ -44,6 +44,13 @@ type WorkflowListParams struct {
 	Active bool
 }
 
+// WorkflowDeleteParams names the workflow to delete.
+type WorkflowDeleteParams struct {
+	Scope
+	ID  string
+	Now time.Time
+}
+
 // Workflows keeps workflows.
 type Workflows interface {
 	// WorkflowCreate inserts; a taken Key is ErrConflict.
@@ -51,9 +58,11 @@ type Workflows interface {
 	// WorkflowGet finds a workflow by its _id or its Key.
 	WorkflowGet(ctx context.Context, scope Scope, idOrKey string) (Workflow, error)
 	WorkflowList(ctx context.Context, p *WorkflowListParams) ([]Workflow, int, error)
-	// WorkflowUpdate writes every field of w (found by ID and scope).
+	// WorkflowUpdate writes every field of w (found by ID and scope) but
+	// CreatedAt and LastTriggeredAt; w.UpdatedAt is the time of the change:
+	// the caller sets it.
 	WorkflowUpdate(ctx context.Context, w *Workflow) error
-	WorkflowDelete(ctx context.Context, scope Scope, id string) error
+	WorkflowDelete(ctx context.Context, p *WorkflowDeleteParams) error
 }
 
 // Job statuses.

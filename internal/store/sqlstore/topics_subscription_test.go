@@ -77,7 +77,7 @@ func TestTopicSubscriptionGetUpdate(t *testing.T) {
 		require.NoError(t, err)
 		require.Nil(t, upd.Name)
 		require.Len(t, upd.Preferences, 2)
-		require.NoError(t, db.WorkflowDelete(ctx, tn.A, digest.ID))
+		require.NoError(t, db.WorkflowDelete(ctx, &store.WorkflowDeleteParams{Scope: tn.A, ID: digest.ID, Now: tn.Clock.Now()}))
 		got, err = db.TopicSubscriptionGet(ctx, plain)
 		require.NoError(t, err)
 		require.Len(t, got.Preferences, 1)
