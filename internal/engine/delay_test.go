@@ -106,7 +106,6 @@ func TestDelaySurvivesRestart(t *testing.T) {
 func TestDelayWithRunningEngine(t *testing.T) {
 	testdb.ForEach(t, func(t *testing.T, db *sqlstore.DB) {
 		w := newWorld(t, db)
-		db.SetClock(time.Now)
 		w.clock = &clock{t: time.Now()}
 		wf := w.workflow("real-clock", store.Step{Type: "delay", ControlValues: map[string]any{"amount": 1, "unit": "seconds"}}, inApp("On time"))
 		eng := engineWithRealClock(db)
