@@ -1,7 +1,12 @@
 // Package store defines Herald's persistence boundary: the records it keeps,
 // the parameters of each operation, and the Store interface that the SQLite
 // and PostgreSQL implementations (package sqlstore) both satisfy. Every
-// operation on tenant data takes the environment it is scoped to.
+// operation on tenant data takes the environment it is scoped to: its
+// parameters are an XxxParams struct, the Scope first and the caller's
+// clock (Now) last when it writes or settles anything by time; only a read
+// by one key, or a delete that needs no clock, takes (ctx, scope, key).
+// Worker calls, which span environments, take their clock last. The store
+// reads no clock of its own.
 package store
 
 import (
