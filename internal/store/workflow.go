@@ -78,6 +78,16 @@ const (
 	JobMerged    = "merged"
 )
 
+// JobFinal reports whether a job of this status never runs again: it
+// completed, failed, was skipped or canceled, or merged into a digest.
+func JobFinal(status string) bool {
+	switch status {
+	case JobCompleted, JobFailed, JobSkipped, JobCanceled, JobMerged:
+		return true
+	}
+	return false
+}
+
 // Notification is one recipient's run of a triggered workflow.
 type Notification struct {
 	ID                     string
@@ -197,6 +207,11 @@ type TriggerResult struct {
 	// MissingTopics are the topic keys that name no topic: their fan-out is
 	// left out, the rest of the event goes on.
 	MissingTopics []string
+	// Finished are the first-step jobs the trigger wrote finished: in-app
+	// steps run with it (InApp), digest events merged into a window or sent
+	// at once (DigestPlans). Each has its final Status, and its RunAt is
+	// when it became due (the trigger's Now).
+	Finished []Job
 }
 
 // TriggerOutcome is one event's answer from TriggerMany.
@@ -282,6 +297,9 @@ type DigestJoinResult struct {
 	Outcome string
 	// LeaderNotificationID is the notification whose digest this event joined.
 	LeaderNotificationID string
+	// Status is the digest job's status after the placing: merged, skipped
+	// (immediate: the next step runs at once) or delayed (a window's leader).
+	Status string
 }
 
 // Pipeline is the trigger pipeline's persistence: triggers and the jobs queue.
@@ -314,8 +332,10 @@ type Pipeline interface {
 	// database does not (statistics, dead rows); it returns what it did.
 	Maintain(ctx context.Context) ([]string, error)
 	// JobResumeDue completes the delayed jobs that are due (delays over,
-	// digest windows closed) and queues their next steps.
-	JobResumeDue(ctx context.Context, now time.Time) (int, error)
+	// digest windows closed), queues their next steps, and returns the jobs
+	// it completed: ids, type, provider, status and RunAt (when each became
+	// due).
+	JobResumeDue(ctx context.Context, now time.Time) ([]Job, error)
 	// DigestJoinMany merges each digest job of a batch into the open window
 	// of its key, opens a window, or (backoff) lets it go at once — in one
 	// transaction, atomically under concurrency. A job whose lease was lost
