@@ -134,7 +134,8 @@ func (w *world) feed(subscriberID string) []string {
 	if err != nil {
 		return nil
 	}
-	page, err := w.db.MessageFeed(context.Background(), &store.FeedParams{Scope: w.scope, SubscriberID: sub.ID, Limit: 100, Now: w.clock.Now()})
+	page, err := w.db.MessageFeed(context.Background(), &store.FeedParams{Scope: w.scope, SubscriberID: sub.ID, Limit: 100,
+		Now: w.clock.Now()})
 	require.NoError(w.t, err)
 	out := []string{}
 	for _, m := range page.Messages {

@@ -100,7 +100,8 @@ func TestSubscriberChannelUpdate(t *testing.T) {
 				s, _ := upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: subID, Now: tn.Clock.Now()})
 				for i, st := range tc.steps {
 					got, err := db.SubscriberChannelUpdate(ctx, &store.ChannelUpdate{Scope: tn.A, SubscriberID: subID, Replace: st.replace,
-						MaxDeviceTokens: st.max, Channel: store.ChannelSettings{ProviderID: st.provider, IntegrationID: st.integration, Credentials: st.creds}, Now: tn.Clock.Now()})
+						MaxDeviceTokens: st.max, Channel: store.ChannelSettings{ProviderID: st.provider, IntegrationID: st.integration, Credentials: st.creds},
+						Now: tn.Clock.Now()})
 					if st.wantErr != nil {
 						require.ErrorIs(t, err, st.wantErr, "step %d", i)
 						after, err := db.SubscriberGet(ctx, tn.A, subID)
@@ -130,7 +131,8 @@ func TestSubscriberChannelUpdateKeepsIdentifier(t *testing.T) {
 		iid := id.New()
 		s, err := db.SubscriberChannelUpdate(ctx, &store.ChannelUpdate{Scope: tn.A, SubscriberID: "u", Channel: store.ChannelSettings{
 			ProviderID: "slack", IntegrationIdentifier: "slack-main", IntegrationID: iid,
-			Credentials: store.ChannelCredentials{WebhookURL: "w", Channel: "c", AlertUID: "a", Title: "t", ImageURL: "i", State: "s", ExternalURL: "e"}}, Now: tn.Clock.Now()})
+			Credentials: store.ChannelCredentials{WebhookURL: "w", Channel: "c", AlertUID: "a", Title: "t", ImageURL: "i", State: "s", ExternalURL: "e"}},
+			Now: tn.Clock.Now()})
 		require.NoError(t, err)
 		require.Equal(t, []store.ChannelSettings{{ProviderID: "slack", IntegrationIdentifier: "slack-main", IntegrationID: iid,
 			Credentials: store.ChannelCredentials{WebhookURL: "w", Channel: "c", AlertUID: "a", Title: "t", ImageURL: "i", State: "s", ExternalURL: "e"}}},
@@ -188,7 +190,8 @@ func TestSubscriberChannelConcurrentAppends(t *testing.T) {
 		const n = 20
 		errs := parallel(n, func(i int) error {
 			_, err := db.SubscriberChannelUpdate(t.Context(), &store.ChannelUpdate{Scope: tn.A, SubscriberID: "u", MaxDeviceTokens: 100,
-				Channel: store.ChannelSettings{ProviderID: "fcm", IntegrationID: iid, Credentials: store.ChannelCredentials{DeviceTokens: []string{fmt.Sprint("tok-", i)}}}, Now: tn.Clock.Now()})
+				Channel: store.ChannelSettings{ProviderID: "fcm", IntegrationID: iid, Credentials: store.ChannelCredentials{DeviceTokens: []string{fmt.Sprint("tok-", i)}}},
+				Now:     tn.Clock.Now()})
 			return err
 		})
 		for _, err := range errs {

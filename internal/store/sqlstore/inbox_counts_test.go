@@ -46,19 +46,22 @@ func TestInboxCountsStayExact(t *testing.T) {
 				for range 15 {
 					ids := []string{all[r.IntN(len(all))], all[r.IntN(len(all))], all[r.IntN(len(all))]}
 					for _, sub := range subs {
-						_, err := db.MessageMarkAs(ctx, &store.MessageMarkAsParams{Scope: scope, SubscriberID: sub, IDs: ids, MarkAs: marks[r.IntN(4)], Now: time.Now()})
+						_, err := db.MessageMarkAs(ctx, &store.MessageMarkAsParams{Scope: scope, SubscriberID: sub, IDs: ids,
+							MarkAs: marks[r.IntN(4)], Now: time.Now()})
 						require.NoError(t, err)
 					}
 				}
 			}()
 		}
 		wg.Wait()
-		_, err := db.MessageMarkAll(ctx, &store.MessageMarkAllParams{Scope: scope, SubscriberID: subs[0], MarkAs: store.MarkSeen, Now: time.Now()})
+		_, err := db.MessageMarkAll(ctx, &store.MessageMarkAllParams{Scope: scope, SubscriberID: subs[0], MarkAs: store.MarkSeen,
+			Now: time.Now()})
 		require.NoError(t, err)
 		for range 5 {
 			_ = db.MessageDelete(ctx, &store.MessageDeleteParams{Scope: scope, MessageID: all[rng.IntN(len(all))], Now: time.Now()})
 		}
-		_, err = db.MessageMarkAs(ctx, &store.MessageMarkAsParams{Scope: scope, SubscriberID: subs[1], IDs: all[:10], MarkAs: store.MarkRead, Now: time.Now()})
+		_, err = db.MessageMarkAs(ctx, &store.MessageMarkAsParams{Scope: scope, SubscriberID: subs[1], IDs: all[:10],
+			MarkAs: store.MarkRead, Now: time.Now()})
 		require.NoError(t, err)
 
 		f, tr := false, true
@@ -78,7 +81,8 @@ func TestInboxCountsStayExact(t *testing.T) {
 						args = append(args, *seen)
 					}
 					require.NoError(t, db.Reader().QueryRow(q, args...).Scan(&want))
-					page, err := db.MessageFeed(ctx, &store.FeedParams{Scope: scope, SubscriberID: sub, Read: read, Seen: seen, Page: 1, Limit: 1, Now: time.Now()})
+					page, err := db.MessageFeed(ctx, &store.FeedParams{Scope: scope, SubscriberID: sub, Read: read, Seen: seen,
+						Page: 1, Limit: 1, Now: time.Now()})
 					require.NoError(t, err)
 					require.Equal(t, want, page.TotalCount, "read=%v seen=%v", fmtBool(read), fmtBool(seen))
 				}

@@ -80,9 +80,11 @@ func TestMessageDeleteByTransaction(t *testing.T) {
 			newMessage(tn.B, "tx-1", id.New(), "in_app", 6), // another environment's transaction of the same id
 		}
 		require.NoError(t, db.MessageBulkLoad(ctx, msgs))
-		_, err := db.MessageMarkAs(ctx, &store.MessageMarkAsParams{Scope: tn.A, SubscriberID: ada, IDs: []string{msgs[0].ID}, MarkAs: store.MarkRead, Now: time.Now()})
+		_, err := db.MessageMarkAs(ctx, &store.MessageMarkAsParams{Scope: tn.A, SubscriberID: ada, IDs: []string{msgs[0].ID},
+			MarkAs: store.MarkRead, Now: time.Now()})
 		require.NoError(t, err)
-		_, err = db.MessageMarkAs(ctx, &store.MessageMarkAsParams{Scope: tn.A, SubscriberID: bob, IDs: []string{msgs[2].ID}, MarkAs: store.MarkSeen, Now: time.Now()})
+		_, err = db.MessageMarkAs(ctx, &store.MessageMarkAsParams{Scope: tn.A, SubscriberID: bob, IDs: []string{msgs[2].ID},
+			MarkAs: store.MarkSeen, Now: time.Now()})
 		require.NoError(t, err)
 
 		for _, c := range []struct {
@@ -146,7 +148,8 @@ func TestMessageDeleteByTransactionLarge(t *testing.T) {
 				defer wg.Done()
 				for i := w; i < 120; i += 3 {
 					m := msgs[i*7%len(msgs)]
-					_, err := db.MessageMarkAs(ctx, &store.MessageMarkAsParams{Scope: tn.A, SubscriberID: m.SubscriberID, IDs: []string{m.ID}, MarkAs: store.MarkRead, Now: time.Now()})
+					_, err := db.MessageMarkAs(ctx, &store.MessageMarkAsParams{Scope: tn.A, SubscriberID: m.SubscriberID,
+						IDs: []string{m.ID}, MarkAs: store.MarkRead, Now: time.Now()})
 					require.NoError(t, err)
 				}
 			}()

@@ -71,7 +71,8 @@ func TestOnInboxChange(t *testing.T) {
 		require.NoError(t, err)
 		require.Empty(t, other)
 
-		n, err := db.MessageDeleteByTransaction(ctx, &store.MessageDeleteByTransactionParams{Scope: scope, TransactionID: "tx-1", Now: time.Now()})
+		n, err := db.MessageDeleteByTransaction(ctx, &store.MessageDeleteByTransactionParams{Scope: scope, TransactionID: "tx-1",
+			Now: time.Now()})
 		require.NoError(t, err)
 		require.Equal(t, 2, n)
 		require.Equal(t, []store.InboxChange{{EnvironmentID: envID, SubscriberIDs: []string{subs["hook-a"]}}}, take())

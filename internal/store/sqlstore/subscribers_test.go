@@ -285,7 +285,8 @@ func TestSubscriberEnvironmentIsolation(t *testing.T) {
 		orig, _ := upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "ada", Email: set("ada@example.com"),
 			FirstName: set("Ada"), Now: tn.Clock.Now()})
 		orig, err := db.SubscriberChannelUpdate(t.Context(), &store.ChannelUpdate{Scope: tn.A, SubscriberID: "ada",
-			Channel: store.ChannelSettings{ProviderID: "fcm", IntegrationID: id.New(), Credentials: store.ChannelCredentials{DeviceTokens: []string{"t1"}}}, Now: tn.Clock.Now()})
+			Channel: store.ChannelSettings{ProviderID: "fcm", IntegrationID: id.New(), Credentials: store.ChannelCredentials{DeviceTokens: []string{"t1"}}},
+			Now:     tn.Clock.Now()})
 		require.NoError(t, err)
 
 		for _, scope := range []struct {
@@ -301,7 +302,8 @@ func TestSubscriberEnvironmentIsolation(t *testing.T) {
 					return err
 				}},
 				{"delete", func(t *testing.T, s store.Scope) error {
-					return db.SubscriberDelete(t.Context(), &store.SubscriberDeleteParams{Scope: s, SubscriberID: "ada", Now: tn.Clock.Now()})
+					return db.SubscriberDelete(t.Context(), &store.SubscriberDeleteParams{Scope: s, SubscriberID: "ada",
+						Now: tn.Clock.Now()})
 				}},
 				{"update only", func(t *testing.T, s store.Scope) error {
 					_, _, err := db.SubscriberUpsert(t.Context(), &store.SubscriberUpsertParams{Scope: s, SubscriberID: "ada",
