@@ -219,7 +219,8 @@ func keysCommand(open func(context.Context) (*app.App, error), envFlag cli.Flag,
 					if c.Args().Len() != 1 {
 						return errors.New("usage: herald keys revoke --environment NAME KEY_ID")
 					}
-					if err := a.Store.APIKeyRevoke(ctx, envID, c.Args().First()); err != nil {
+					if err := a.Store.APIKeyRevoke(ctx, &store.APIKeyRevokeParams{EnvironmentID: envID, ID: c.Args().First(),
+						Now: time.Now()}); err != nil {
 						return fmt.Errorf("key %s: %w", c.Args().First(), err)
 					}
 					fmt.Fprintln(stdout, "revoked", c.Args().First())

@@ -62,7 +62,8 @@ func TestCLISeedMessages(t *testing.T) {
 	scope := store.Scope{OrganizationID: env.OrganizationID, EnvironmentID: env.ID}
 	hot, err := a.Store.SubscriberGet(t.Context(), scope, seed.SubscriberID(0))
 	require.NoError(t, err)
-	page, err := a.Store.MessageFeed(t.Context(), &store.FeedParams{Scope: scope, SubscriberID: hot.ID, Page: 1, Limit: 10})
+	page, err := a.Store.MessageFeed(t.Context(), &store.FeedParams{Scope: scope, SubscriberID: hot.ID, Page: 1, Limit: 10,
+		Now: time.Now()})
 	require.NoError(t, err)
 	require.Equal(t, 100, page.TotalCount, "the feed's count comes from the counts the bulk load kept")
 	require.Len(t, page.Messages, 10)
@@ -88,7 +89,8 @@ func TestCLISeedInboxStates(t *testing.T) {
 	yes, no := true, false
 	filters := []store.InboxFilter{{}, {Archived: &yes}, {Snoozed: &yes}, {Severity: []string{"high"}},
 		{Read: &no, Archived: &no, Snoozed: &no}, {Tags: [][]string{{"billing"}}}}
-	got, err := a.Store.InboxCount(t.Context(), scope, hot.ID, filters, time.Now())
+	got, err := a.Store.InboxCount(t.Context(), &store.InboxCountParams{Scope: scope, SubscriberID: hot.ID, Filters: filters,
+		Now: time.Now()})
 	require.NoError(t, err)
 	db := a.Store.Reader()
 	for i, where := range []string{"true", "archived", "snoozed_until IS NOT NULL", "severity = 'high'",

@@ -180,7 +180,9 @@ func (f *fixture) environment(tb testing.TB, name string) (store.Scope, string) 
 		f.close()
 		tb.Fatal(err)
 	}
-	f.closers = append(f.closers, func() { f.db.APIKeyRevoke(context.Background(), env.ID, rec.ID) }) //nolint:errcheck
+	f.closers = append(f.closers, func() {
+		f.db.APIKeyRevoke(context.Background(), &store.APIKeyRevokeParams{EnvironmentID: env.ID, ID: rec.ID, Now: time.Now()})
+	}) //nolint:errcheck
 	return store.Scope{OrganizationID: env.OrganizationID, EnvironmentID: env.ID}, key
 }
 

@@ -156,7 +156,7 @@ func TestDemoPageSubscriberHash(t *testing.T) {
 		keys, err := db.APIKeyList(ctx, dev.ID)
 		require.NoError(t, err)
 		for _, k := range keys {
-			require.NoError(t, db.APIKeyRevoke(ctx, dev.ID, k.ID))
+			require.NoError(t, db.APIKeyRevoke(ctx, &store.APIKeyRevokeParams{EnvironmentID: dev.ID, ID: k.ID, Now: time.Now()}))
 		}
 		_, base := serveDemo(t, db)
 

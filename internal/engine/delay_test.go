@@ -75,7 +75,8 @@ func TestDelayCanceled(t *testing.T) {
 		w.drain()
 		require.Equal(t, []string{"delay:delayed", "in_app:pending"}, w.jobs(n))
 
-		canceled, err := db.TriggerCancel(context.Background(), w.scope, n.TransactionID)
+		canceled, err := db.TriggerCancel(context.Background(), &store.TriggerCancelParams{Scope: w.scope,
+			TransactionID: n.TransactionID, Now: w.clock.Now()})
 		require.NoError(t, err)
 		require.Equal(t, 2, canceled)
 		w.clock.Advance(2 * time.Hour)
@@ -105,7 +106,6 @@ func TestDelaySurvivesRestart(t *testing.T) {
 func TestDelayWithRunningEngine(t *testing.T) {
 	testdb.ForEach(t, func(t *testing.T, db *sqlstore.DB) {
 		w := newWorld(t, db)
-		db.SetClock(time.Now)
 		w.clock = &clock{t: time.Now()}
 		wf := w.workflow("real-clock", store.Step{Type: "delay", ControlValues: map[string]any{"amount": 1, "unit": "seconds"}}, inApp("On time"))
 		eng := engineWithRealClock(db)

@@ -169,7 +169,8 @@ func (e *Engine) dropInvalidTokens(ctx context.Context, o *store.JobOutcome, c s
 		return
 	}
 	scope := store.Scope{OrganizationID: c.Job.OrganizationID, EnvironmentID: c.Job.EnvironmentID}
-	n, err := e.o.Store.SubscriberTokensRemove(ctx, scope, c.Subscriber.SubscriberID, in.ID, bad)
+	n, err := e.o.Store.SubscriberTokensRemove(ctx, &store.SubscriberTokensRemoveParams{Scope: scope,
+		SubscriberID: c.Subscriber.SubscriberID, IntegrationID: in.ID, Tokens: bad, Now: e.now()})
 	if err != nil {
 		e.log.WarnContext(ctx, "removing invalid device tokens", "err", err)
 		o.Details = append(o.Details, e.providerDetail(*o, in, "Warning",

@@ -108,7 +108,7 @@ func TestDigestTimedInSubscriberTimezone(t *testing.T) {
 		db := w.db
 		tz := "America/New_York"
 		_, _, err := db.SubscriberUpsert(context.Background(), &store.SubscriberUpsertParams{Scope: w.scope, SubscriberID: "ny",
-			Timezone: store.Field{Set: true, Value: &tz}})
+			Timezone: store.Field{Set: true, Value: &tz}, Now: w.clock.Now()})
 		require.NoError(t, err)
 		wf := w.workflow("daily", digestStep(map[string]any{"type": "timed", "unit": "days", "amount": 1,
 			"timed": map[string]any{"atTime": "09:00"}}), inApp(digestBody))
@@ -222,7 +222,8 @@ func TestDigestCancelWindow(t *testing.T) {
 		w.drain()
 		merged := w.trigger(wf, "ada", map[string]any{"item": "b"})
 		w.drain()
-		n, err := w.db.TriggerCancel(context.Background(), w.scope, leader.TransactionID)
+		n, err := w.db.TriggerCancel(context.Background(), &store.TriggerCancelParams{Scope: w.scope,
+			TransactionID: leader.TransactionID, Now: w.clock.Now()})
 		require.NoError(t, err)
 		require.Equal(t, 2, n, "the window and the step after it")
 		w.clock.Advance(2 * time.Minute)

@@ -302,10 +302,15 @@ func (e *Engine) RunOnce(ctx context.Context) (int, error) {
 func (e *Engine) cycle(ctx context.Context, resume bool) (int, int, error) {
 	resumed := 0
 	if resume {
-		var err error
-		if resumed, err = e.o.Store.JobResumeDue(ctx, e.now()); err != nil {
+		jobs, err := e.o.Store.JobResumeDue(ctx, e.now())
+		if err != nil {
 			return 0, 0, err
 		}
+		now := e.now()
+		for _, j := range jobs {
+			e.done(j, now)
+		}
+		resumed = len(jobs)
 	}
 	claimed, err := e.o.Store.JobClaim(ctx, e.o.Batch, e.o.Lease, e.now())
 	if err != nil || len(claimed) == 0 {

@@ -32,6 +32,11 @@ func (e *Engine) fanout(ctx context.Context, c store.Claimed) store.JobOutcome {
 		if res.Created > 0 {
 			e.Wake()
 		}
+		if res.Done {
+			j := c.Job
+			j.Status = store.JobCompleted
+			e.done(j, e.now())
+		}
 		if !res.Applied || res.Done || i >= e.o.FanoutBatches {
 			return o
 		}

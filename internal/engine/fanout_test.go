@@ -29,11 +29,11 @@ func (w *world) subscribe(key string, subscriberIDs ...string) {
 	ctx := context.Background()
 	var members []store.TopicMember
 	for _, sid := range subscriberIDs {
-		_, _, err := w.db.SubscriberUpsert(ctx, &store.SubscriberUpsertParams{Scope: w.scope, SubscriberID: sid})
+		_, _, err := w.db.SubscriberUpsert(ctx, &store.SubscriberUpsertParams{Scope: w.scope, SubscriberID: sid, Now: w.clock.Now()})
 		require.NoError(w.t, err)
 		members = append(members, store.TopicMember{SubscriberID: sid})
 	}
-	_, err := w.db.TopicSubscribe(ctx, w.scope, key, members, w.clock.Now())
+	_, err := w.db.TopicSubscribe(ctx, &store.TopicSubscribeParams{Scope: w.scope, Key: key, Members: members, Now: w.clock.Now()})
 	require.NoError(w.t, err)
 }
 
@@ -72,9 +72,11 @@ func TestFanoutReachesEachMemberOnce(t *testing.T) {
 		w.subscribe("watchers", "bob", "cy", "hal", "ivy", "jo")
 		w.subscribe("board", "kim", "eve")
 		w.subscribe("lonely", "zed")
-		_, _, err := w.db.SubscriberUpsert(context.Background(), &store.SubscriberUpsertParams{Scope: w.scope, SubscriberID: "direct"})
+		_, _, err := w.db.SubscriberUpsert(context.Background(), &store.SubscriberUpsertParams{Scope: w.scope,
+			SubscriberID: "direct", Now: w.clock.Now()})
 		require.NoError(t, err)
-		require.NoError(t, w.db.SubscriberDelete(context.Background(), w.scope, "gus"))
+		require.NoError(t, w.db.SubscriberDelete(context.Background(), &store.SubscriberDeleteParams{Scope: w.scope,
+			SubscriberID: "gus", Now: w.clock.Now()}))
 
 		res := w.triggerTo(wf, []string{"direct", "ada"}, []store.TopicRecipient{
 			{Key: "team"}, {Key: "watchers", Exclude: []string{"hal", "cy"}}, {Key: "board", Exclude: []string{"kim", "eve"}},
@@ -106,12 +108,14 @@ func TestFanoutBroadcast(t *testing.T) {
 		var all []string
 		for i := range 11 {
 			sid := fmt.Sprintf("s%02d", i)
-			_, _, err := w.db.SubscriberUpsert(context.Background(), &store.SubscriberUpsertParams{Scope: w.scope, SubscriberID: sid})
+			_, _, err := w.db.SubscriberUpsert(context.Background(), &store.SubscriberUpsertParams{Scope: w.scope,
+				SubscriberID: sid, Now: w.clock.Now()})
 			require.NoError(t, err)
 			all = append(all, sid)
 		}
 		other := otherEnvironment(t, w)
-		_, _, err := w.db.SubscriberUpsert(context.Background(), &store.SubscriberUpsertParams{Scope: other, SubscriberID: "s00"})
+		_, _, err := w.db.SubscriberUpsert(context.Background(), &store.SubscriberUpsertParams{Scope: other, SubscriberID: "s00",
+			Now: w.clock.Now()})
 		require.NoError(t, err)
 
 		res := w.triggerTo(wf, nil, nil, "s03", true)
@@ -187,7 +191,7 @@ func TestFanoutCanceled(t *testing.T) {
 		require.Equal(t, 3, r.Created)
 
 		tx := rawString(t, w, "SELECT transaction_id FROM jobs WHERE id = $1", res.FanoutJobID)
-		canceled, err := w.db.TriggerCancel(ctx, w.scope, tx)
+		canceled, err := w.db.TriggerCancel(ctx, &store.TriggerCancelParams{Scope: w.scope, TransactionID: tx, Now: w.clock.Now()})
 		require.NoError(t, err)
 		require.Equal(t, 1+3*2, canceled, "the fan-out, and both steps of each of the three notifications it made")
 		r, err = w.db.FanoutRun(ctx, &store.FanoutRunParams{Job: claimed[0].Job, Limit: 3, Lease: time.Minute, Now: w.clock.Now()})

@@ -18,7 +18,8 @@ import (
 	"github.com/herald-notify/herald/internal/testdb"
 )
 
-// clock is a controllable clock shared by a store and its engines.
+// clock is a controllable clock shared by a world's engines and its own
+// store calls.
 type clock struct {
 	mu sync.Mutex
 	t  time.Time
@@ -47,7 +48,6 @@ func newWorld(t *testing.T, db *sqlstore.DB) *world {
 	env, err := db.EnvironmentGetByName(context.Background(), "development")
 	require.NoError(t, err)
 	c := &clock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
-	db.SetClock(c.Now)
 	w := &world{t: t, db: db, clock: c, scope: store.Scope{OrganizationID: env.OrganizationID, EnvironmentID: env.ID}}
 	w.eng = w.engine()
 	return w
@@ -134,7 +134,8 @@ func (w *world) feed(subscriberID string) []string {
 	if err != nil {
 		return nil
 	}
-	page, err := w.db.MessageFeed(context.Background(), &store.FeedParams{Scope: w.scope, SubscriberID: sub.ID, Limit: 100})
+	page, err := w.db.MessageFeed(context.Background(), &store.FeedParams{Scope: w.scope, SubscriberID: sub.ID, Limit: 100,
+		Now: w.clock.Now()})
 	require.NoError(w.t, err)
 	out := []string{}
 	for _, m := range page.Messages {

@@ -14,7 +14,7 @@ import (
 // trigger needs: the recipients and their channel choices for the workflow.
 type TriggerReader interface {
 	SubscriberReader
-	ChannelChoices(ctx context.Context, scope store.Scope, subscriberIDs []string, workflowID string) (map[string]store.ChannelChoices, error)
+	ChannelChoices(ctx context.Context, p *store.ChannelChoicesParams) (map[string]store.ChannelChoices, error)
 }
 
 // InAppPlanner returns the store's trigger planner (store.Pipeline.
@@ -68,7 +68,8 @@ func InAppPlanner(sb *sandbox.Sandbox, r TriggerReader) func(ctx context.Context
 		}
 		prefs := map[wfKey]map[string]store.ChannelChoices{}
 		for k, list := range internal {
-			choices, err := r.ChannelChoices(ctx, scopes[k.env], list, k.workflow)
+			choices, err := r.ChannelChoices(ctx, &store.ChannelChoicesParams{Scope: scopes[k.env], SubscriberIDs: list,
+				WorkflowID: k.workflow})
 			if err != nil {
 				return
 			}

@@ -51,7 +51,8 @@ func TestSnoozesEndWhileRunning(t *testing.T) {
 			}
 			require.Eventually(t, func() bool { return snoozedLeft() == 0 }, 10*time.Second, 10*time.Millisecond,
 				"the engine ends the snooze")
-			unseen, err := w.db.MessageUnseenCount(ctx, w.scope, sub.ID)
+			unseen, err := w.db.MessageUnseenCount(ctx, &store.MessageUnseenCountParams{Scope: w.scope, SubscriberID: sub.ID,
+				Now: w.clock.Now()})
 			require.NoError(t, err)
 			require.Equal(t, 1, unseen)
 		})

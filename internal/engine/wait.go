@@ -280,12 +280,16 @@ func (e *Engine) joinDigests(ctx context.Context, outcomes []store.JobOutcome, j
 		return
 	}
 	res, err := e.o.Store.DigestJoinMany(ctx, joins)
+	now := e.now()
 	for k, i := range at {
 		if err != nil {
 			outcomes[i] = e.retry(outcomes[i], err)
 			continue
 		}
 		outcomes[i].Handled = true
+		j := joins[k].Job
+		j.Status = res[k].Status // "" for a job whose lease was lost: nothing to observe
+		e.done(j, now)
 		if res[k].Outcome == store.DigestImmediate {
 			e.Wake()
 		}

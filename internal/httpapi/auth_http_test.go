@@ -10,6 +10,7 @@ import (
 
 	"github.com/herald-notify/herald/internal/app"
 	"github.com/herald-notify/herald/internal/secret"
+	"github.com/herald-notify/herald/internal/store"
 )
 
 // authRoutes is one request per authenticated route.
@@ -49,7 +50,7 @@ func TestAuthentication(t *testing.T) {
 		revoked := false
 		for _, k := range keys {
 			if k.Hash == secret.HashAPIKey(revokedKey) {
-				require.NoError(t, h.DB.APIKeyRevoke(ctx, dev.ID, k.ID))
+				require.NoError(t, h.DB.APIKeyRevoke(ctx, &store.APIKeyRevokeParams{EnvironmentID: dev.ID, ID: k.ID, Now: time.Now()}))
 				revoked = true
 			}
 		}

@@ -79,7 +79,8 @@ func (s *Server) credentialsUpdate(w http.ResponseWriter, r *http.Request, repla
 	if _, err := s.store.SubscriberGet(r.Context(), c.Scope, sid); err != nil {
 		return subscriberNotFound(err, sid)
 	}
-	in, err := s.store.IntegrationForCredentials(r.Context(), c.Scope, providerID, identifier)
+	in, err := s.store.IntegrationForCredentials(r.Context(), &store.IntegrationForCredentialsParams{Scope: c.Scope,
+		ProviderID: providerID, Identifier: identifier})
 	if errors.Is(err, store.ErrNotFound) {
 		f := fieldErrors{}
 		if identifier != "" {
@@ -96,6 +97,7 @@ func (s *Server) credentialsUpdate(w http.ResponseWriter, r *http.Request, repla
 		Scope: c.Scope, SubscriberID: sid, Replace: replace, MaxDeviceTokens: maxDeviceTokens,
 		Channel: store.ChannelSettings{ProviderID: providerID, IntegrationIdentifier: in.Identifier,
 			IntegrationID: in.ID, Credentials: creds},
+		Now: s.now(),
 	})
 	if errors.Is(err, store.ErrTooManyTokens) {
 		return invalid("credentials.deviceTokens", "a channel holds at most 100 device tokens", creds.DeviceTokens)
@@ -116,7 +118,8 @@ func (s *Server) credentialsDelete(w http.ResponseWriter, r *http.Request) error
 	if !provider.SubscriberCredentialProvider(providerID) {
 		return invalid("providerId", "must be a chat or push provider", providerID)
 	}
-	sub, err := s.store.SubscriberChannelDelete(r.Context(), callerFrom(r.Context()).Scope, sid, providerID)
+	sub, err := s.store.SubscriberChannelDelete(r.Context(), &store.SubscriberChannelDeleteParams{
+		Scope: callerFrom(r.Context()).Scope, SubscriberID: sid, ProviderID: providerID, Now: s.now()})
 	if err != nil {
 		return subscriberNotFound(err, sid)
 	}

@@ -282,13 +282,18 @@ func (s *Server) triggered(r *http.Request, t triggerRequest, p *store.TriggerPa
 			" was already used in this environment; the event was not processed again")
 	}
 	// The in-app messages written with the trigger (engine.InAppPlanner)
-	// count as sent here; a worker counts the others.
+	// count as sent here, and the jobs it finished (those in-app steps,
+	// digest events placed) as finished; a worker counts the others.
 	for k, o := range p.InApp {
 		if o != nil && k < len(res.Notifications) && res.Notifications[k].ID == o.Job.NotificationID {
 			for _, m := range o.Messages {
 				s.metrics.MessageOutcome(m.Channel, m.ProviderID, metrics.OutcomeSent)
 			}
 		}
+	}
+	now := s.now()
+	for _, j := range res.Finished {
+		s.metrics.JobFinished(j.Type, j.Status, now.Sub(j.RunAt))
 	}
 	if len(res.MissingTopics) > 0 {
 		// The established service acknowledges the event and fails the
@@ -402,7 +407,8 @@ func (s *Server) eventCancel(w http.ResponseWriter, r *http.Request) error {
 	if tx == "" || utf8.RuneCountInString(tx) > maxTransactionID {
 		return invalid("transactionId", "must be 1 to 256 characters", tx)
 	}
-	n, err := s.store.TriggerCancel(r.Context(), callerFrom(r.Context()).Scope, tx)
+	n, err := s.store.TriggerCancel(r.Context(), &store.TriggerCancelParams{Scope: callerFrom(r.Context()).Scope,
+		TransactionID: tx, Now: s.now()})
 	if err != nil {
 		return err
 	}

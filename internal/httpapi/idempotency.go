@@ -91,7 +91,8 @@ func canonicalJSON(body []byte) []byte {
 // with a 5xx or panicked is released for a retry.
 func (s *Server) idempotent(w *recorder, r *http.Request, c caller, key string, h handlerFunc) error {
 	hash := requestHash(r, c)
-	rec, started, err := s.store.IdempotencyBegin(r.Context(), c.EnvironmentID, key, hash, s.now())
+	rec, started, err := s.store.IdempotencyBegin(r.Context(), &store.IdempotencyBeginParams{Scope: c.Scope, Key: key, RequestHash: hash,
+		Now: s.now()})
 	if err != nil {
 		return err
 	}
@@ -105,7 +106,7 @@ func (s *Server) idempotent(w *recorder, r *http.Request, c caller, key string, 
 		// (re-raised to wrap, which answers 500) must not hold the key
 		// until it goes stale: free it.
 		if !settled {
-			if err := s.store.IdempotencyAbandon(ctx, c.EnvironmentID, key); err != nil {
+			if err := s.store.IdempotencyAbandon(ctx, c.Scope, key); err != nil {
 				s.log.Error("abandoning an idempotency key", "err", err)
 			}
 		}
@@ -122,7 +123,8 @@ func (s *Server) idempotent(w *recorder, r *http.Request, c caller, key string, 
 	if c.Session {
 		stored = []byte(s.keys.Seal(stored))
 	}
-	if err := s.store.IdempotencyFinish(ctx, c.EnvironmentID, key, w.status, stored); err != nil {
+	if err := s.store.IdempotencyFinish(ctx, &store.IdempotencyFinishParams{Scope: c.Scope, Key: key,
+		Status: w.status, Body: stored}); err != nil {
 		s.log.Error("storing an idempotent response", "err", err)
 	}
 	return nil

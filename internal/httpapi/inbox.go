@@ -343,7 +343,8 @@ func (s *Server) unseenCount(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	n, err := s.store.MessageUnseenCount(r.Context(), callerFrom(r.Context()).Scope, sub.ID)
+	n, err := s.store.MessageUnseenCount(r.Context(), &store.MessageUnseenCountParams{Scope: callerFrom(r.Context()).Scope,
+		SubscriberID: sub.ID, Now: s.now()})
 	if err != nil {
 		return err
 	}
@@ -396,7 +397,8 @@ func (s *Server) markAs(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ms, err := s.store.MessageMarkAs(r.Context(), callerFrom(r.Context()).Scope, sub.ID, ids, mark, s.now())
+	ms, err := s.store.MessageMarkAs(r.Context(), &store.MessageMarkAsParams{Scope: callerFrom(r.Context()).Scope,
+		SubscriberID: sub.ID, IDs: ids, MarkAs: mark, Now: s.now()})
 	if err != nil {
 		return err
 	}
@@ -417,7 +419,8 @@ func (s *Server) markAll(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	n, err := s.store.MessageMarkAll(r.Context(), callerFrom(r.Context()).Scope, sub.ID, mark, s.now())
+	n, err := s.store.MessageMarkAll(r.Context(), &store.MessageMarkAllParams{Scope: callerFrom(r.Context()).Scope,
+		SubscriberID: sub.ID, MarkAs: mark, Now: s.now()})
 	if err != nil {
 		return err
 	}
@@ -455,7 +458,8 @@ func (s *Server) messageAction(w http.ResponseWriter, r *http.Request) error {
 		result["payload"] = json.RawMessage(payload)
 	}
 	action, _ := json.Marshal(map[string]any{"status": status, "result": result})
-	m, err := s.store.MessageSetAction(r.Context(), callerFrom(r.Context()).Scope, sub.ID, mid, action, s.now())
+	m, err := s.store.MessageSetAction(r.Context(), &store.MessageSetActionParams{Scope: callerFrom(r.Context()).Scope,
+		SubscriberID: sub.ID, MessageID: mid, Action: action, Now: s.now()})
 	if errors.Is(err, store.ErrNotFound) {
 		return errorf(http.StatusNotFound, "Message "+mid+" was not found")
 	}
@@ -471,7 +475,8 @@ func (s *Server) messageDelete(w http.ResponseWriter, r *http.Request) error {
 	if !id.Valid(mid) {
 		return invalid("messageId", "must be a 24-character hex identifier", mid)
 	}
-	if err := s.store.MessageDelete(r.Context(), callerFrom(r.Context()).Scope, mid); err != nil {
+	if err := s.store.MessageDelete(r.Context(), &store.MessageDeleteParams{Scope: callerFrom(r.Context()).Scope,
+		MessageID: mid, Now: s.now()}); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return errorf(http.StatusNotFound, "Message "+mid+" was not found")
 		}

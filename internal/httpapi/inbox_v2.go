@@ -199,7 +199,8 @@ func (s *Server) inboxCount(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	counts, err := s.store.InboxCount(r.Context(), callerFrom(r.Context()).Scope, sub.ID, filters, s.now())
+	counts, err := s.store.InboxCount(r.Context(), &store.InboxCountParams{Scope: callerFrom(r.Context()).Scope,
+		SubscriberID: sub.ID, Filters: filters, Now: s.now()})
 	if err != nil {
 		return err
 	}

@@ -27,7 +27,6 @@ type inbox2 struct {
 func newInbox2(t *testing.T, h *harness) *inbox2 {
 	c := &testClock{t: time.Now().UTC().Truncate(time.Millisecond)}
 	h.Handler = httpapi.New(httpapi.Options{Store: h.DB, Keys: h.Keys, Logger: testLogger(t), Now: c.Now})
-	h.DB.SetClock(c.Now)
 	x := &inbox2{h: h, clock: c, dev: h.authFor(asDev), eng: h.newEngine(engine.Options{Now: c.Now})}
 	x.wf = h.createWorkflow(t, x.dev, map[string]any{"name": "Billing alert", "workflowId": "billing-alert",
 		"severity": "high", "tags": []string{"billing", "alerts"}, "steps": []any{map[string]any{

@@ -447,6 +447,7 @@ func (s *Server) integrationUpdate(w http.ResponseWriter, r *http.Request) error
 	if err := s.checkCredentials(in.ProviderID, in.Active, in.Credentials); err != nil {
 		return err
 	}
+	in.UpdatedAt = s.now()
 	if err := s.store.IntegrationUpdate(r.Context(), &in); err != nil {
 		return integrationNotFound(identifierConflict(err, in.Identifier), iid)
 	}
@@ -462,7 +463,8 @@ func (s *Server) integrationDelete(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	c := callerFrom(r.Context())
-	if err := s.store.IntegrationDelete(r.Context(), c.Scope, iid, c.ActorID); err != nil {
+	if err := s.store.IntegrationDelete(r.Context(), &store.IntegrationDeleteParams{Scope: c.Scope, ID: iid,
+		DeletedBy: c.ActorID, Now: s.now()}); err != nil {
 		return integrationNotFound(err, iid)
 	}
 	ins, err := s.store.IntegrationList(r.Context(), &store.IntegrationListParams{OrganizationID: c.OrganizationID, EnvironmentID: c.EnvironmentID})
@@ -487,7 +489,7 @@ func (s *Server) integrationSetPrimary(w http.ResponseWriter, r *http.Request) e
 	if err := s.checkCredentials(cur.ProviderID, true, cur.Credentials); err != nil {
 		return err
 	}
-	in, err := s.store.IntegrationSetPrimary(r.Context(), c.Scope, iid)
+	in, err := s.store.IntegrationSetPrimary(r.Context(), &store.IntegrationSetPrimaryParams{Scope: c.Scope, ID: iid, Now: s.now()})
 	if err != nil {
 		return integrationNotFound(err, iid)
 	}

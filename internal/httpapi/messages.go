@@ -119,7 +119,7 @@ func (s *Server) messageDeleteByTransaction(w http.ResponseWriter, r *http.Reque
 		return err
 	}
 	_, err := s.store.MessageDeleteByTransaction(r.Context(), &store.MessageDeleteByTransactionParams{
-		Scope: callerFrom(r.Context()).Scope, TransactionID: tx, Channel: ch})
+		Scope: callerFrom(r.Context()).Scope, TransactionID: tx, Channel: ch, Now: s.now()})
 	if errors.Is(err, store.ErrNotFound) {
 		return errorf(http.StatusNotFound, "Invalid transactionId or channel")
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/herald-notify/herald/internal/httpapi"
 	"github.com/herald-notify/herald/internal/provider/email/sendgrid"
 	"github.com/herald-notify/herald/internal/provider/providertest"
+	"github.com/herald-notify/herald/internal/sandbox"
 	"github.com/herald-notify/herald/internal/testdb"
 )
 
@@ -162,6 +163,109 @@ func TestMetrics(t *testing.T) {
 		for _, s := range secrets {
 			require.False(t, strings.Contains(body, s), "a secret in /metrics: %q", s)
 		}
+	})
+}
+
+// TestJobLatencyObservesEveryFinishedJob: herald_job_latency_seconds and
+// herald_jobs_finished_total see each finished job once, with its type and
+// from its due time, wherever its end is written: an in-app first step run
+// with its trigger, digest events merged at trigger time and by a worker,
+// delays and digest windows' leaders completed by the resume of due
+// delayed jobs, the steps workers run after them, and a fan-out.
+func TestJobLatencyObservesEveryFinishedJob(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, h *harness) {
+		clock := &testClock{t: time.Now().UTC().Truncate(time.Millisecond)}
+		h.Handler = httpapi.New(httpapi.Options{Store: h.DB, Keys: h.Keys, Logger: testLogger(t), Metrics: h.Metrics, Now: clock.Now})
+		h.DB.SetTriggerPlanner(engine.InAppPlanner(sandbox.New(sandbox.DefaultLimits), h.DB))
+		eng := h.newEngine(engine.Options{Now: clock.Now})
+		dev := h.authFor(asDev)
+		h.createSubscriber(t, dev, map[string]any{"subscriberId": "ada", "firstName": "Ada"})
+		inbox := map[string]any{"name": "Inbox", "type": "in_app", "controlValues": map[string]any{"body": "Hello"}}
+		delay := func(seconds int) map[string]any {
+			return map[string]any{"name": "Wait", "type": "delay", "controlValues": map[string]any{"amount": seconds, "unit": "seconds"}}
+		}
+		digest := map[string]any{"name": "Batch", "type": "digest", "controlValues": map[string]any{"amount": 1, "unit": "minutes"}}
+		for key, steps := range map[string][]any{
+			"inline":       {inbox},                    // run with the trigger
+			"digest-first": {digest, inbox},            // placed at trigger time
+			"delay":        {delay(30), inbox},         // resumed 10 s after its delay
+			"delay-digest": {delay(10), digest, inbox}, // placed by a worker
+		} {
+			h.createWorkflow(t, dev, map[string]any{"name": key, "workflowId": key, "steps": steps})
+		}
+		for _, name := range []string{"inline", "digest-first", "digest-first", "delay", "delay-digest", "delay-digest"} {
+			h.trigger(t, dev, map[string]any{"name": name, "to": "ada"})
+		}
+		series := func(m map[string]float64, name, jobType string) float64 {
+			return m[name+`{type="`+jobType+`"}`]
+		}
+		finished := func(m map[string]float64, jobType, status string) float64 {
+			return m[`herald_jobs_finished_total{status="`+status+`",type="`+jobType+`"}`]
+		}
+
+		// At trigger time, with no worker: the in-app step and the event
+		// merged into the window the first one opened, each due and done at
+		// the trigger's time.
+		m, _ := h.scrape(t, dev)
+		require.Equal(t, 1.0, series(m, "herald_job_latency_seconds_count", "in_app"))
+		require.Equal(t, 0.0, series(m, "herald_job_latency_seconds_sum", "in_app"))
+		require.Equal(t, 1.0, finished(m, "in_app", "completed"))
+		require.Equal(t, 1.0, series(m, "herald_job_latency_seconds_count", "digest"))
+		require.Equal(t, 1.0, finished(m, "digest", "merged"))
+		require.Equal(t, 0.0, series(m, "herald_job_latency_seconds_count", "delay"))
+
+		// The delays start; nothing ends.
+		drain(t, eng)
+		m, _ = h.scrape(t, dev)
+		require.Equal(t, 0.0, series(m, "herald_job_latency_seconds_count", "delay"))
+		require.Equal(t, 1.0, series(m, "herald_job_latency_seconds_count", "digest"))
+
+		// 40 s on: the three delays complete, 10 s and twice 30 s after they
+		// ended; the in-app step after the 30 s delay runs (due at the
+		// trigger's time: 40 s); the two digest events after the 10 s delays,
+		// due as they are queued, are placed by a worker at once, one opening
+		// a window for 1 min, the other merged into it.
+		clock.Advance(40 * time.Second)
+		drain(t, eng)
+		m, _ = h.scrape(t, dev)
+		require.Equal(t, 3.0, series(m, "herald_job_latency_seconds_count", "delay"))
+		require.Equal(t, 70.0, series(m, "herald_job_latency_seconds_sum", "delay"))
+		require.Equal(t, 3.0, finished(m, "delay", "completed"))
+		require.Equal(t, 2.0, series(m, "herald_job_latency_seconds_count", "digest"))
+		require.Equal(t, 0.0, series(m, "herald_job_latency_seconds_sum", "digest"))
+		require.Equal(t, 2.0, finished(m, "digest", "merged"))
+		require.Equal(t, 2.0, series(m, "herald_job_latency_seconds_count", "in_app"))
+		require.Equal(t, 40.0, series(m, "herald_job_latency_seconds_sum", "in_app"))
+
+		// 2 min after the triggers: the window opened at the triggers' time
+		// closed 60 s ago, the one opened 40 s on 20 s ago; their leaders
+		// complete, and the in-app steps after them run.
+		clock.Advance(80 * time.Second)
+		drain(t, eng)
+		m, _ = h.scrape(t, dev)
+		require.Equal(t, 4.0, series(m, "herald_job_latency_seconds_count", "digest"))
+		require.Equal(t, 80.0, series(m, "herald_job_latency_seconds_sum", "digest"))
+		require.Equal(t, 2.0, finished(m, "digest", "completed"))
+		require.Equal(t, 4.0, series(m, "herald_job_latency_seconds_count", "in_app"))
+		require.Equal(t, 4.0, finished(m, "in_app", "completed"))
+		require.Equal(t, 3.0, series(m, "herald_job_latency_seconds_count", "delay"), "each job once")
+
+		// A fan-out job is observed when its last batch is written.
+		res := h.call(t, dev, "POST", "/v2/topics/team/subscriptions", map[string]any{"subscriptions": []any{"ada"}}, nil)
+		require.Equal(t, http.StatusCreated, res.Status, "%s", res.Raw)
+		h.trigger(t, dev, map[string]any{"name": "inline", "to": []any{map[string]any{"type": "Topic", "topicKey": "team"}}})
+		drain(t, eng)
+		m, _ = h.scrape(t, dev)
+		require.Equal(t, 1.0, series(m, "herald_job_latency_seconds_count", "fanout"))
+		require.Equal(t, 1.0, finished(m, "fanout", "completed"))
+		require.Equal(t, 5.0, series(m, "herald_job_latency_seconds_count", "in_app"), "the fanned-out step, run by a worker")
+
+		// The in-app steps of the merged notifications never ran: skipped,
+		// not observed. No job is left to end.
+		require.Equal(t, 2, h.count(t, "SELECT count(*) FROM jobs WHERE status = 'skipped' AND type = 'in_app'"))
+		require.Zero(t, finished(m, "in_app", "skipped"))
+		require.Zero(t, h.count(t, "SELECT count(*) FROM jobs WHERE status NOT IN ('completed', 'merged', 'skipped')"))
 	})
 }
 

@@ -67,7 +67,7 @@ func (s *Server) inboxSessionCreate(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	p.Scope = store.Scope{OrganizationID: env.OrganizationID, EnvironmentID: env.ID}
+	p.Scope, p.Now = store.Scope{OrganizationID: env.OrganizationID, EnvironmentID: env.ID}, s.now()
 	sub, _, err := s.store.SubscriberUpsert(r.Context(), &p)
 	if err != nil {
 		return err
@@ -149,7 +149,8 @@ func (s *Server) inboxSessionCheck(ctx context.Context, identifier, subscriberID
 // not archived, not snoozed — in all and by severity: one count of each
 // filter over the inbox counters.
 func (s *Server) inboxUnreadCount(ctx context.Context, scope store.Scope, subscriberID string) (unreadCountJSON, error) {
-	n, err := s.store.InboxCount(ctx, scope, subscriberID, store.UnreadFilters(), s.now())
+	n, err := s.store.InboxCount(ctx, &store.InboxCountParams{Scope: scope, SubscriberID: subscriberID,
+		Filters: store.UnreadFilters(), Now: s.now()})
 	if err != nil {
 		return unreadCountJSON{}, err
 	}

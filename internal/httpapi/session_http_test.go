@@ -187,7 +187,7 @@ func TestInboxSessionKeys(t *testing.T) {
 			res := h.session(t, body(key))
 			require.Equal(t, http.StatusCreated, res.Status, "%s", res.Raw)
 		}
-		require.NoError(t, h.DB.APIKeyRevoke(ctx, rec.EnvironmentID, rec.ID))
+		require.NoError(t, h.DB.APIKeyRevoke(ctx, &store.APIKeyRevokeParams{EnvironmentID: rec.EnvironmentID, ID: rec.ID, Now: time.Now()}))
 		res := h.session(t, body(second))
 		require.Equal(t, http.StatusUnauthorized, res.Status, "a revoked key no longer signs: %s", res.Raw)
 		require.Equal(t, http.StatusCreated, h.session(t, body(h.DevKey)).Status)

@@ -149,7 +149,7 @@ func (s *Server) subscriberCreate(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	p := readSubscriber(o)
-	p.Scope, p.FailIfExists = callerFrom(r.Context()).Scope, failIfExists != nil && *failIfExists
+	p.Scope, p.FailIfExists, p.Now = callerFrom(r.Context()).Scope, failIfExists != nil && *failIfExists, s.now()
 	if err := o.errs.err(); err != nil {
 		return err
 	}
@@ -193,7 +193,7 @@ func (s *Server) subscriberPatch(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p := store.SubscriberUpsertParams{Scope: callerFrom(r.Context()).Scope, SubscriberID: sid, UpdateOnly: true}
+	p := store.SubscriberUpsertParams{Scope: callerFrom(r.Context()).Scope, SubscriberID: sid, UpdateOnly: true, Now: s.now()}
 	subscriberAttributes(o, &p)
 	if err := o.errs.err(); err != nil {
 		return err
@@ -211,7 +211,8 @@ func (s *Server) subscriberDelete(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	if err := s.store.SubscriberDelete(r.Context(), callerFrom(r.Context()).Scope, sid); err != nil {
+	if err := s.store.SubscriberDelete(r.Context(), &store.SubscriberDeleteParams{Scope: callerFrom(r.Context()).Scope,
+		SubscriberID: sid, Now: s.now()}); err != nil {
 		return subscriberNotFound(err, sid)
 	}
 	s.writeJSON(w, http.StatusOK, map[string]any{"acknowledged": true, "status": "deleted"})

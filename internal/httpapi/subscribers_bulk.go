@@ -49,7 +49,8 @@ func (s *Server) subscriberBulkCreate(w http.ResponseWriter, r *http.Request) er
 	if err := o.errs.err(); err != nil {
 		return err
 	}
-	p := store.SubscriberBulkUpsertParams{Scope: callerFrom(r.Context()).Scope, Items: make([]store.SubscriberUpsertParams, 0, len(items))}
+	p := store.SubscriberBulkUpsertParams{Scope: callerFrom(r.Context()).Scope, Items: make([]store.SubscriberUpsertParams, 0, len(items)),
+		Now: s.now()}
 	for i, it := range items {
 		name := "subscribers." + strconv.Itoa(i)
 		var m map[string]json.RawMessage
@@ -96,7 +97,7 @@ func (s *Server) subscriberOnlineStatus(w http.ResponseWriter, r *http.Request) 
 		return err
 	}
 	sub, err := s.store.SubscriberSetOnline(r.Context(), &store.SubscriberOnlineParams{Scope: callerFrom(r.Context()).Scope,
-		SubscriberID: sid, Online: *online})
+		SubscriberID: sid, Online: *online, Now: s.now()})
 	if err != nil {
 		return subscriberNotFound(err, sid)
 	}

@@ -264,7 +264,8 @@ func (s *Server) topicSubscribe(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	plainMembers(key, members)
-	ch, err := s.store.TopicSubscribe(r.Context(), callerFrom(r.Context()).Scope, key, members, s.now())
+	ch, err := s.store.TopicSubscribe(r.Context(), &store.TopicSubscribeParams{Scope: callerFrom(r.Context()).Scope, Key: key,
+		Members: members, Now: s.now()})
 	if err != nil {
 		return err
 	}
@@ -296,7 +297,8 @@ func (s *Server) topicUnsubscribe(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	plainMembers(key, members)
-	ch, err := s.store.TopicUnsubscribe(r.Context(), callerFrom(r.Context()).Scope, key, members)
+	ch, err := s.store.TopicUnsubscribe(r.Context(), &store.TopicUnsubscribeParams{Scope: callerFrom(r.Context()).Scope, Key: key,
+		Members: members})
 	if err != nil {
 		return topicNotFound(err, key)
 	}
@@ -315,7 +317,7 @@ func (s *Server) topicMembership(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	c := callerFrom(r.Context())
-	sub, err := s.store.TopicMembership(r.Context(), c.Scope, key, sid)
+	sub, err := s.store.TopicMembership(r.Context(), &store.TopicMembershipParams{Scope: c.Scope, Key: key, SubscriberID: sid})
 	if errors.Is(err, store.ErrNotFound) {
 		return errorf(http.StatusNotFound, "Subscriber "+strconv.Quote(sid)+" is not a member of topic "+strconv.Quote(key))
 	}

@@ -361,6 +361,7 @@ func (s *Server) workflowUpdate(w http.ResponseWriter, r *http.Request) error {
 	if wf.Severity == "" {
 		wf.Severity = "none"
 	}
+	wf.UpdatedAt = s.now()
 	if err := s.store.WorkflowUpdate(r.Context(), &wf); err != nil {
 		return workflowConflict(err, wf.Key)
 	}
@@ -373,7 +374,8 @@ func (s *Server) workflowDelete(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.store.WorkflowDelete(r.Context(), callerFrom(r.Context()).Scope, wf.ID); err != nil {
+	if err := s.store.WorkflowDelete(r.Context(), &store.WorkflowDeleteParams{Scope: callerFrom(r.Context()).Scope,
+		ID: wf.ID, Now: s.now()}); err != nil {
 		return err
 	}
 	// 204 without a body, as the established v2 workflow API answers (its

@@ -232,7 +232,7 @@ func newBaseline(ctx context.Context, a *app.App, subscribers int) (*baseline, e
 		return nil, err
 	}
 	for start := 0; start < subscribers; start += 500 {
-		p := store.SubscriberBulkUpsertParams{Scope: b.scope}
+		p := store.SubscriberBulkUpsertParams{Scope: b.scope, Now: now}
 		for i := start; i < min(start+500, subscribers); i++ {
 			p.Items = append(p.Items, store.SubscriberUpsertParams{SubscriberID: fmt.Sprintf("baseline-%d", i)})
 		}

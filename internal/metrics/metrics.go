@@ -81,7 +81,7 @@ func New(o Options) *Metrics {
 		}, []string{"type"}),
 		jobsFinished: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "herald_jobs_finished_total",
-			Help: "Jobs this process finished, by type and final status (completed, failed, skipped, canceled).",
+			Help: "Jobs this process finished, by type and final status (completed, failed, skipped, canceled, merged).",
 		}, []string{"type", "status"}),
 	}
 	m.reg.MustRegister(m.httpDuration, m.messages, m.jobLatency, m.jobsFinished,
@@ -135,7 +135,10 @@ func (m *Metrics) MessageOutcome(channel, provider, outcome string) {
 }
 
 // JobFinished records a job whose final outcome was written: its status,
-// and the time since it became due.
+// and the time since it became due. Each finished job is recorded once, by
+// the process that wrote its end: a worker's outcome, a delay or digest
+// resumed, a digest event placed, a fan-out through, an in-app step run
+// with its trigger.
 func (m *Metrics) JobFinished(jobType, status string, sinceDue time.Duration) {
 	if m == nil {
 		return

@@ -14,7 +14,7 @@ import (
 // Source is what the dispatcher reads from the store.
 type Source interface {
 	store.Realtime
-	InboxCount(ctx context.Context, scope store.Scope, subscriberID string, filters []store.InboxFilter, now time.Time) ([]int, error)
+	InboxCount(ctx context.Context, p *store.InboxCountParams) ([]int, error)
 	WorkflowGet(ctx context.Context, scope store.Scope, idOrKey string) (store.Workflow, error)
 	EnvironmentGetByID(ctx context.Context, id string) (store.Environment, error)
 }
@@ -143,7 +143,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, c store.InboxChange) {
 		received = d.newMessages(ctx, scope, subs, c.MessageIDs)
 	}
 	for _, s := range subs {
-		n, err := d.src.InboxCount(ctx, scope, s, unreadCounts, d.now())
+		n, err := d.src.InboxCount(ctx, &store.InboxCountParams{Scope: scope, SubscriberID: s, Filters: unreadCounts, Now: d.now()})
 		if err != nil {
 			d.log.Warn("realtime: counts", "environmentId", c.EnvironmentID, "err", err)
 			continue

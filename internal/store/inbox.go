@@ -88,6 +88,15 @@ type InboxPage struct {
 	HasMore  bool
 }
 
+// InboxCountParams counts a subscriber's in-app messages matching each of
+// Filters.
+type InboxCountParams struct {
+	Scope
+	SubscriberID string // the subscriber's _id
+	Filters      []InboxFilter
+	Now          time.Time // snoozes due by then are over first
+}
+
 // InboxChangeParams is an inbox action on one message (ID) or on every
 // message of the subscriber that Filter selects (IDs, when set, restricting
 // it further).
@@ -119,7 +128,7 @@ type InboxState interface {
 	// InboxList pages a subscriber's in-app messages.
 	InboxList(ctx context.Context, p *InboxListParams) (InboxPage, error)
 	// InboxCount counts a subscriber's in-app messages matching each filter.
-	InboxCount(ctx context.Context, scope Scope, subscriberID string, filters []InboxFilter, now time.Time) ([]int, error)
+	InboxCount(ctx context.Context, p *InboxCountParams) ([]int, error)
 	// InboxChangeOne applies an action to one of the subscriber's messages
 	// and returns it after the change (after InboxDelete, only its ID);
 	// ErrNotFound if it is not theirs.

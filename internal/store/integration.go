@@ -54,24 +54,49 @@ type IntegrationListParams struct {
 	ProviderID     string
 }
 
+// IntegrationDeleteParams deletes an integration on behalf of a member.
+type IntegrationDeleteParams struct {
+	Scope
+	ID        string
+	DeletedBy string
+	Now       time.Time
+}
+
+// IntegrationSetPrimaryParams names the integration to make primary.
+type IntegrationSetPrimaryParams struct {
+	Scope
+	ID  string
+	Now time.Time
+}
+
+// IntegrationForCredentialsParams names the provider (and, when set, the
+// identifier of the integration) that subscriber credentials are for.
+type IntegrationForCredentialsParams struct {
+	Scope
+	ProviderID string
+	Identifier string
+}
+
 // Integrations keeps integrations.
 type Integrations interface {
 	// IntegrationCreate inserts; a taken identifier is ErrConflict. An active
-	// integration becomes primary when its channel has no primary yet.
+	// integration becomes primary when its channel has no primary yet (the
+	// one it replaces is updated at in.UpdatedAt).
 	IntegrationCreate(ctx context.Context, in *Integration) error
 	IntegrationGet(ctx context.Context, scope Scope, id string) (Integration, error)
 	IntegrationList(ctx context.Context, p *IntegrationListParams) ([]Integration, error)
 	// IntegrationUpdate writes every field of in (found by ID and scope)
-	// but Primary, which it derives: kept as stored, dropped when inactive,
-	// gained when active and the channel has no primary.
+	// but CreatedAt and Primary, which it derives: kept as stored, dropped
+	// when inactive, gained when active and the channel has no primary.
+	// in.UpdatedAt is the time of the change: the caller sets it.
 	IntegrationUpdate(ctx context.Context, in *Integration) error
-	IntegrationDelete(ctx context.Context, scope Scope, id, deletedBy string) error
+	IntegrationDelete(ctx context.Context, p *IntegrationDeleteParams) error
 	// IntegrationSetPrimary makes it the active primary of its channel.
-	IntegrationSetPrimary(ctx context.Context, scope Scope, id string) (Integration, error)
+	IntegrationSetPrimary(ctx context.Context, p *IntegrationSetPrimaryParams) (Integration, error)
 	// IntegrationForCredentials picks the integration that subscriber
-	// credentials of providerID attach to: the active one with that identifier
-	// when given, else the primary, else the newest.
-	IntegrationForCredentials(ctx context.Context, scope Scope, providerID, identifier string) (Integration, error)
+	// credentials of the provider attach to: the active one with the
+	// identifier when given, else the primary, else the newest.
+	IntegrationForCredentials(ctx context.Context, p *IntegrationForCredentialsParams) (Integration, error)
 }
 
 // IdempotencyRecord is the stored outcome of a request with an idempotency key.
@@ -82,12 +107,29 @@ type IdempotencyRecord struct {
 	Body        []byte
 }
 
-// Idempotency keeps idempotency keys.
+// IdempotencyBeginParams claims an idempotency key for a request.
+type IdempotencyBeginParams struct {
+	Scope
+	Key         string
+	RequestHash string
+	Now         time.Time
+}
+
+// IdempotencyFinishParams stores the outcome of a request that claimed Key.
+type IdempotencyFinishParams struct {
+	Scope
+	Key    string
+	Status int
+	Body   []byte
+}
+
+// Idempotency keeps idempotency keys, per environment.
 type Idempotency interface {
-	// IdempotencyBegin claims key for a request. started is true when the
+	// IdempotencyBegin claims a key for a request. started is true when the
 	// caller owns it and must Finish or Abandon it; otherwise rec is the
 	// stored record (running or done).
-	IdempotencyBegin(ctx context.Context, environmentID, key, requestHash string, now time.Time) (rec IdempotencyRecord, started bool, err error)
-	IdempotencyFinish(ctx context.Context, environmentID, key string, status int, body []byte) error
-	IdempotencyAbandon(ctx context.Context, environmentID, key string) error
+	IdempotencyBegin(ctx context.Context, p *IdempotencyBeginParams) (rec IdempotencyRecord, started bool, err error)
+	IdempotencyFinish(ctx context.Context, p *IdempotencyFinishParams) error
+	// IdempotencyAbandon releases a key its request claimed, for a retry.
+	IdempotencyAbandon(ctx context.Context, scope Scope, key string) error
 }

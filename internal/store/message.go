@@ -81,6 +81,7 @@ type MessageDeleteByTransactionParams struct {
 	Scope
 	TransactionID string
 	Channel       string // "" for every channel
+	Now           time.Time
 }
 
 // PayloadCondition is an exact-equality condition on a payload path.
@@ -96,7 +97,7 @@ type FeedParams struct {
 	Read, Seen   *bool
 	Payload      []PayloadCondition
 	Page, Limit  int
-	Now          time.Time // snoozes due by then are over first (zero: the store's clock)
+	Now          time.Time // snoozes due by then are over first
 }
 
 // FeedPage is one page of an inbox.
@@ -113,6 +114,48 @@ const (
 	MarkSeen   = "seen"
 	MarkUnseen = "unseen"
 )
+
+// MessageMarkAsParams marks the listed in-app messages of a subscriber.
+type MessageMarkAsParams struct {
+	Scope
+	SubscriberID string // the subscriber's _id
+	IDs          []string
+	MarkAs       string
+	Now          time.Time
+}
+
+// MessageMarkAllParams marks every in-app message of a subscriber read or
+// seen.
+type MessageMarkAllParams struct {
+	Scope
+	SubscriberID string // the subscriber's _id
+	MarkAs       string // MarkRead or MarkSeen
+	Now          time.Time
+}
+
+// MessageUnseenCountParams names the subscriber whose unseen messages are
+// counted.
+type MessageUnseenCountParams struct {
+	Scope
+	SubscriberID string    // the subscriber's _id
+	Now          time.Time // snoozes due by then are over first
+}
+
+// MessageSetActionParams sets cta.action of a subscriber's message.
+type MessageSetActionParams struct {
+	Scope
+	SubscriberID string // the subscriber's _id
+	MessageID    string
+	Action       JSON
+	Now          time.Time
+}
+
+// MessageDeleteParams names the message to delete.
+type MessageDeleteParams struct {
+	Scope
+	MessageID string
+	Now       time.Time
+}
 
 // NotificationDetail is a notification with its jobs and their execution details.
 type NotificationDetail struct {
@@ -140,13 +183,13 @@ type Inbox interface {
 	MessageFeed(ctx context.Context, p *FeedParams) (FeedPage, error)
 	// MessageMarkAs changes the listed in_app messages of a subscriber and
 	// returns those that matched, after the change.
-	MessageMarkAs(ctx context.Context, scope Scope, subscriberID string, ids []string, markAs string, now time.Time) ([]Message, error)
+	MessageMarkAs(ctx context.Context, p *MessageMarkAsParams) ([]Message, error)
 	// MessageMarkAll marks every in_app message of a subscriber read or seen.
-	MessageMarkAll(ctx context.Context, scope Scope, subscriberID, markAs string, now time.Time) (int, error)
-	MessageUnseenCount(ctx context.Context, scope Scope, subscriberID string) (int, error)
+	MessageMarkAll(ctx context.Context, p *MessageMarkAllParams) (int, error)
+	MessageUnseenCount(ctx context.Context, p *MessageUnseenCountParams) (int, error)
 	// MessageSetAction sets cta.action of a subscriber's message.
-	MessageSetAction(ctx context.Context, scope Scope, subscriberID, messageID string, action JSON, now time.Time) (Message, error)
-	MessageDelete(ctx context.Context, scope Scope, messageID string) error
+	MessageSetAction(ctx context.Context, p *MessageSetActionParams) (Message, error)
+	MessageDelete(ctx context.Context, p *MessageDeleteParams) error
 	NotificationGet(ctx context.Context, scope Scope, id string) (NotificationDetail, error)
 	NotificationList(ctx context.Context, p *NotificationListParams) ([]NotificationDetail, bool, error)
 	// MessageList pages the messages of every channel, newest first, with

@@ -56,6 +56,14 @@ type SubscriberPreferenceUpdateParams struct {
 	Now          time.Time
 }
 
+// ChannelChoicesParams names the subscribers (by _id) and the workflow
+// (its _id) whose channel choices are read.
+type ChannelChoicesParams struct {
+	Scope
+	SubscriberIDs []string
+	WorkflowID    string
+}
+
 // Preferences keeps subscribers' channel preferences.
 type Preferences interface {
 	// SubscriberPreferenceGet returns a subscriber's preferences
@@ -69,5 +77,5 @@ type Preferences interface {
 	// ChannelChoices returns, by subscriber _id, the channel choices that
 	// apply to a workflow's steps (global and workflow-level), as a worker
 	// reads them for a claimed job; subscribers without any are left out.
-	ChannelChoices(ctx context.Context, scope Scope, subscriberIDs []string, workflowID string) (map[string]ChannelChoices, error)
+	ChannelChoices(ctx context.Context, p *ChannelChoicesParams) (map[string]ChannelChoices, error)
 }

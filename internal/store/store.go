@@ -1,7 +1,12 @@
 // Package store defines Herald's persistence boundary: the records it keeps,
 // the parameters of each operation, and the Store interface that the SQLite
 // and PostgreSQL implementations (package sqlstore) both satisfy. Every
-// operation on tenant data takes the environment it is scoped to.
+// operation on tenant data takes the environment it is scoped to: its
+// parameters are an XxxParams struct, the Scope first and the caller's
+// clock (Now) last when it writes or settles anything by time; only a read
+// by one key, or a delete that needs no clock, takes (ctx, scope, key).
+// Worker calls, which span environments, take their clock last. The store
+// reads no clock of its own.
 package store
 
 import (
@@ -94,6 +99,13 @@ type EnvironmentUpdateParams struct {
 	InboxHMACDisabled *bool
 }
 
+// APIKeyRevokeParams names the key to revoke in its environment.
+type APIKeyRevokeParams struct {
+	EnvironmentID string
+	ID            string
+	Now           time.Time
+}
+
 // BootstrapParams describes the first organization created on an empty store.
 type BootstrapParams struct {
 	Organization Organization
@@ -123,7 +135,7 @@ type Tenancy interface {
 	// APIKeyGetByHash returns the unrevoked key with that hash and its environment.
 	APIKeyGetByHash(ctx context.Context, hash string) (APIKey, Environment, error)
 	APIKeyList(ctx context.Context, environmentID string) ([]APIKey, error)
-	APIKeyRevoke(ctx context.Context, environmentID, id string) error
+	APIKeyRevoke(ctx context.Context, p *APIKeyRevokeParams) error
 	// APIKeyKeepCopy keeps an encrypted copy of a key that has none (one
 	// created before migration 0013, presented in the clear since).
 	APIKeyKeepCopy(ctx context.Context, id, key string) error

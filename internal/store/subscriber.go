@@ -73,6 +73,7 @@ type SubscriberUpsertParams struct {
 	FailIfExists bool
 	// UpdateOnly makes it return ErrNotFound instead of creating.
 	UpdateOnly bool
+	Now        time.Time
 }
 
 // Apply returns s with the fields the upsert sets: what the subscriber will
@@ -147,6 +148,26 @@ type ChannelUpdate struct {
 	Replace bool
 	// MaxDeviceTokens bounds the tokens of one channel; more is ErrTooManyTokens.
 	MaxDeviceTokens int
+	Now             time.Time
+}
+
+// SubscriberChannelDeleteParams removes every channel entry of a provider
+// from a subscriber.
+type SubscriberChannelDeleteParams struct {
+	Scope
+	SubscriberID string
+	ProviderID   string
+	Now          time.Time
+}
+
+// SubscriberTokensRemoveParams removes device tokens from the channel entry
+// of one integration of a subscriber.
+type SubscriberTokensRemoveParams struct {
+	Scope
+	SubscriberID  string
+	IntegrationID string
+	Tokens        []string
+	Now           time.Time
 }
 
 // ErrTooManyTokens: a channel would hold more device tokens than allowed.
@@ -160,9 +181,10 @@ func (e errorString) Error() string { return string(e) }
 type SubscriberBulkUpsertParams struct {
 	Scope
 	// Items are upserts by subscriberId, in request order; their Scope,
-	// FailIfExists and UpdateOnly are ignored. A subscriberId may come more
-	// than once: a later item changes what the earlier ones wrote.
+	// FailIfExists, UpdateOnly and Now are ignored. A subscriberId may come
+	// more than once: a later item changes what the earlier ones wrote.
 	Items []SubscriberUpsertParams
+	Now   time.Time
 }
 
 // SubscriberOnlineParams sets whether a subscriber is online.
@@ -170,6 +192,14 @@ type SubscriberOnlineParams struct {
 	Scope
 	SubscriberID string
 	Online       bool
+	Now          time.Time
+}
+
+// SubscriberDeleteParams names the subscriber to delete.
+type SubscriberDeleteParams struct {
+	Scope
+	SubscriberID string
+	Now          time.Time
 }
 
 // Subscribers keeps subscribers.
@@ -180,15 +210,15 @@ type Subscribers interface {
 	// SubscriberGetMany returns the existing subscribers among the ids, by subscriberId.
 	SubscriberGetMany(ctx context.Context, scope Scope, subscriberIDs []string) (map[string]Subscriber, error)
 	// SubscriberDelete soft-deletes; the subscriberId can then be created again.
-	SubscriberDelete(ctx context.Context, scope Scope, subscriberID string) error
+	SubscriberDelete(ctx context.Context, p *SubscriberDeleteParams) error
 	SubscriberSearch(ctx context.Context, p *SubscriberSearchParams) (SubscriberSearchResult, error)
 	// SubscriberChannelUpdate merges or replaces one channel entry atomically.
 	SubscriberChannelUpdate(ctx context.Context, p *ChannelUpdate) (Subscriber, error)
 	// SubscriberChannelDelete removes every entry of a provider.
-	SubscriberChannelDelete(ctx context.Context, scope Scope, subscriberID, providerID string) (Subscriber, error)
+	SubscriberChannelDelete(ctx context.Context, p *SubscriberChannelDeleteParams) (Subscriber, error)
 	// SubscriberTokensRemove removes device tokens from the channel entry of
 	// one integration of a subscriber; it reports how many went.
-	SubscriberTokensRemove(ctx context.Context, scope Scope, subscriberID, integrationID string, tokens []string) (int, error)
+	SubscriberTokensRemove(ctx context.Context, p *SubscriberTokensRemoveParams) (int, error)
 	// SubscriberBulkUpsert applies every item, all or none; created[i] says
 	// whether Items[i] created its subscriber (only the first item of a
 	// subscriberId that did not exist does).

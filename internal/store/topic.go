@@ -37,6 +37,30 @@ type TopicMember struct {
 	Identifier   string
 }
 
+// TopicSubscribeParams adds members to a topic, creating it when it is
+// missing.
+type TopicSubscribeParams struct {
+	Scope
+	Key     string
+	Members []TopicMember
+	Now     time.Time
+}
+
+// TopicUnsubscribeParams removes members from a topic.
+type TopicUnsubscribeParams struct {
+	Scope
+	Key     string
+	Members []TopicMember
+}
+
+// TopicMembershipParams names a subscriber (its client subscriberId) and a
+// topic.
+type TopicMembershipParams struct {
+	Scope
+	Key          string
+	SubscriberID string
+}
+
 // TopicSubscription is one subscriber's membership of a topic.
 type TopicSubscription struct {
 	ID         string
@@ -107,12 +131,12 @@ type Topics interface {
 	TopicDelete(ctx context.Context, scope Scope, key string) error
 	// TopicSubscribe adds members, creating the topic when it is missing;
 	// a member already subscribed is returned again, never duplicated.
-	TopicSubscribe(ctx context.Context, scope Scope, key string, members []TopicMember, now time.Time) (TopicChange, error)
+	TopicSubscribe(ctx context.Context, p *TopicSubscribeParams) (TopicChange, error)
 	// TopicUnsubscribe removes members (a member without identifier: all
 	// its subscriptions to the topic); an unknown topic is ErrNotFound.
-	TopicUnsubscribe(ctx context.Context, scope Scope, key string, members []TopicMember) (TopicChange, error)
+	TopicUnsubscribe(ctx context.Context, p *TopicUnsubscribeParams) (TopicChange, error)
 	// TopicMembership returns a subscriber's subscription to a topic (ErrNotFound when none).
-	TopicMembership(ctx context.Context, scope Scope, key, subscriberID string) (TopicSubscription, error)
+	TopicMembership(ctx context.Context, p *TopicMembershipParams) (TopicSubscription, error)
 	// TopicSubscriptionGet returns a subscription with its name and
 	// preferences: ErrNotFound when the topic or the subscription is
 	// missing, ErrConflict when the identifier names several subscriptions.

@@ -44,6 +44,13 @@ type WorkflowListParams struct {
 	Active bool
 }
 
+// WorkflowDeleteParams names the workflow to delete.
+type WorkflowDeleteParams struct {
+	Scope
+	ID  string
+	Now time.Time
+}
+
 // Workflows keeps workflows.
 type Workflows interface {
 	// WorkflowCreate inserts; a taken Key is ErrConflict.
@@ -51,9 +58,11 @@ type Workflows interface {
 	// WorkflowGet finds a workflow by its _id or its Key.
 	WorkflowGet(ctx context.Context, scope Scope, idOrKey string) (Workflow, error)
 	WorkflowList(ctx context.Context, p *WorkflowListParams) ([]Workflow, int, error)
-	// WorkflowUpdate writes every field of w (found by ID and scope).
+	// WorkflowUpdate writes every field of w (found by ID and scope) but
+	// CreatedAt and LastTriggeredAt; w.UpdatedAt is the time of the change:
+	// the caller sets it.
 	WorkflowUpdate(ctx context.Context, w *Workflow) error
-	WorkflowDelete(ctx context.Context, scope Scope, id string) error
+	WorkflowDelete(ctx context.Context, p *WorkflowDeleteParams) error
 }
 
 // Job statuses.
@@ -68,6 +77,16 @@ const (
 	JobDelayed   = "delayed"
 	JobMerged    = "merged"
 )
+
+// JobFinal reports whether a job of this status never runs again: it
+// completed, failed, was skipped or canceled, or merged into a digest.
+func JobFinal(status string) bool {
+	switch status {
+	case JobCompleted, JobFailed, JobSkipped, JobCanceled, JobMerged:
+		return true
+	}
+	return false
+}
 
 // Notification is one recipient's run of a triggered workflow.
 type Notification struct {
@@ -137,7 +156,8 @@ type ExecutionDetail struct {
 // attributes to upsert.
 type Recipient struct {
 	SubscriberID string
-	// Upsert, when non-nil, creates or updates the subscriber first.
+	// Upsert, when non-nil, creates or updates the subscriber first (at the
+	// trigger's Now: its own Now is ignored).
 	Upsert *SubscriberUpsertParams
 }
 
@@ -190,12 +210,24 @@ type TriggerResult struct {
 	// MissingTopics are the topic keys that name no topic: their fan-out is
 	// left out, the rest of the event goes on.
 	MissingTopics []string
+	// Finished are the first-step jobs the trigger wrote finished: in-app
+	// steps run with it (InApp), digest events merged into a window or sent
+	// at once (DigestPlans). Each has its final Status, and its RunAt is
+	// when it became due (the trigger's Now).
+	Finished []Job
 }
 
 // TriggerOutcome is one event's answer from TriggerMany.
 type TriggerOutcome struct {
 	Result TriggerResult
 	Err    error
+}
+
+// TriggerCancelParams names the transaction whose jobs are canceled.
+type TriggerCancelParams struct {
+	Scope
+	TransactionID string
+	Now           time.Time
 }
 
 // Claimed is a job claimed by a worker, with what running it needs.
@@ -268,6 +300,9 @@ type DigestJoinResult struct {
 	Outcome string
 	// LeaderNotificationID is the notification whose digest this event joined.
 	LeaderNotificationID string
+	// Status is the digest job's status after the placing: merged, skipped
+	// (immediate: the next step runs at once) or delayed (a window's leader).
+	Status string
 }
 
 // Pipeline is the trigger pipeline's persistence: triggers and the jobs queue.
@@ -286,7 +321,7 @@ type Pipeline interface {
 	SetTriggerPlanner(fn func(ctx context.Context, ps []*TriggerParams))
 	// TriggerCancel cancels the jobs of a transaction that have not run yet
 	// and reports how many.
-	TriggerCancel(ctx context.Context, scope Scope, transactionID string) (int, error)
+	TriggerCancel(ctx context.Context, p *TriggerCancelParams) (int, error)
 	// JobClaim leases up to limit due jobs to a worker.
 	JobClaim(ctx context.Context, limit int, lease time.Duration, now time.Time) ([]Claimed, error)
 	// JobFinish writes the outcomes of claimed jobs; an outcome whose job is
@@ -300,8 +335,10 @@ type Pipeline interface {
 	// database does not (statistics, dead rows); it returns what it did.
 	Maintain(ctx context.Context) ([]string, error)
 	// JobResumeDue completes the delayed jobs that are due (delays over,
-	// digest windows closed) and queues their next steps.
-	JobResumeDue(ctx context.Context, now time.Time) (int, error)
+	// digest windows closed), queues their next steps, and returns the jobs
+	// it completed: ids, type, provider, status and RunAt (when each became
+	// due).
+	JobResumeDue(ctx context.Context, now time.Time) ([]Job, error)
 	// DigestJoinMany merges each digest job of a batch into the open window
 	// of its key, opens a window, or (backoff) lets it go at once — in one
 	// transaction, atomically under concurrency. A job whose lease was lost

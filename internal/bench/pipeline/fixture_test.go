@@ -116,7 +116,10 @@ func newServer(tb testing.TB, kind string, db *sqlstore.DB, subscribers int) *se
 	if err := db.APIKeyCreate(ctx, &rec); err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { db.APIKeyRevoke(context.Background(), env.ID, rec.ID) }) //nolint:errcheck
+	tb.Cleanup(func() {
+		db.APIKeyRevoke(context.Background(), &store.APIKeyRevokeParams{EnvironmentID: env.ID, ID: rec.ID,
+			Now: time.Now()})
+	}) //nolint:errcheck
 	s.gen = seed.New(s.scope, seed.DefaultSeed)
 	if subscribers > 0 {
 		if _, err := db.SubscriberGet(ctx, s.scope, seed.SubscriberID(subscribers-1)); err != nil {

@@ -181,7 +181,7 @@ func TestRealtimeBench(t *testing.T) {
 	scope := store.Scope{OrganizationID: env.OrganizationID, EnvironmentID: env.ID}
 	wsURL := "ws" + strings.TrimPrefix(srv.URL, "http") + "/socket.io/?EIO=4&transport=websocket&token="
 	token := func(sid string) (string, string) {
-		s, _, err := db.SubscriberUpsert(ctx, &store.SubscriberUpsertParams{Scope: scope, SubscriberID: sid})
+		s, _, err := db.SubscriberUpsert(ctx, &store.SubscriberUpsertParams{Scope: scope, SubscriberID: sid, Now: time.Now()})
 		require.NoError(t, err)
 		tok, err := keys.SignInboxSession(secret.InboxSession{OrganizationID: env.OrganizationID, EnvironmentID: env.ID,
 			SubscriberID: s.ID, ExternalID: sid, ExpiresAt: time.Now().Add(time.Hour)})

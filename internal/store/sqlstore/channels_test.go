@@ -97,10 +97,11 @@ func TestSubscriberChannelUpdate(t *testing.T) {
 				t.Parallel()
 				ctx := t.Context()
 				subID := "ch-" + tc.name
-				s, _ := upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: subID})
+				s, _ := upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: subID, Now: tn.Clock.Now()})
 				for i, st := range tc.steps {
 					got, err := db.SubscriberChannelUpdate(ctx, &store.ChannelUpdate{Scope: tn.A, SubscriberID: subID, Replace: st.replace,
-						MaxDeviceTokens: st.max, Channel: store.ChannelSettings{ProviderID: st.provider, IntegrationID: st.integration, Credentials: st.creds}})
+						MaxDeviceTokens: st.max, Channel: store.ChannelSettings{ProviderID: st.provider, IntegrationID: st.integration, Credentials: st.creds},
+						Now: tn.Clock.Now()})
 					if st.wantErr != nil {
 						require.ErrorIs(t, err, st.wantErr, "step %d", i)
 						after, err := db.SubscriberGet(ctx, tn.A, subID)
@@ -126,20 +127,22 @@ func TestSubscriberChannelUpdateKeepsIdentifier(t *testing.T) {
 	testdb.ForEach(t, func(t *testing.T, db *sqlstore.DB) {
 		ctx := t.Context()
 		tn := setup(t, db)
-		upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "u"})
+		upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "u", Now: tn.Clock.Now()})
 		iid := id.New()
 		s, err := db.SubscriberChannelUpdate(ctx, &store.ChannelUpdate{Scope: tn.A, SubscriberID: "u", Channel: store.ChannelSettings{
 			ProviderID: "slack", IntegrationIdentifier: "slack-main", IntegrationID: iid,
-			Credentials: store.ChannelCredentials{WebhookURL: "w", Channel: "c", AlertUID: "a", Title: "t", ImageURL: "i", State: "s", ExternalURL: "e"}}})
+			Credentials: store.ChannelCredentials{WebhookURL: "w", Channel: "c", AlertUID: "a", Title: "t", ImageURL: "i", State: "s", ExternalURL: "e"}},
+			Now: tn.Clock.Now()})
 		require.NoError(t, err)
 		require.Equal(t, []store.ChannelSettings{{ProviderID: "slack", IntegrationIdentifier: "slack-main", IntegrationID: iid,
 			Credentials: store.ChannelCredentials{WebhookURL: "w", Channel: "c", AlertUID: "a", Title: "t", ImageURL: "i", State: "s", ExternalURL: "e"}}},
 			s.Channels, "every credentials field is kept")
 
 		_, err = db.SubscriberChannelUpdate(ctx, &store.ChannelUpdate{Scope: tn.A, SubscriberID: "absent",
-			Channel: store.ChannelSettings{ProviderID: "slack", IntegrationID: iid}})
+			Channel: store.ChannelSettings{ProviderID: "slack", IntegrationID: iid}, Now: tn.Clock.Now()})
 		require.ErrorIs(t, err, store.ErrNotFound)
-		_, err = db.SubscriberChannelDelete(ctx, tn.A, "absent", "slack")
+		_, err = db.SubscriberChannelDelete(ctx, &store.SubscriberChannelDeleteParams{Scope: tn.A, SubscriberID: "absent",
+			ProviderID: "slack", Now: tn.Clock.Now()})
 		require.ErrorIs(t, err, store.ErrNotFound)
 	})
 }
@@ -149,24 +152,27 @@ func TestSubscriberChannelDelete(t *testing.T) {
 	testdb.ForEach(t, func(t *testing.T, db *sqlstore.DB) {
 		ctx := t.Context()
 		tn := setup(t, db)
-		upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "u"})
+		upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "u", Now: tn.Clock.Now()})
 		fcm1, apns, fcm2 := id.New(), id.New(), id.New()
 		for _, c := range []store.ChannelSettings{
 			{ProviderID: "fcm", IntegrationID: fcm1, Credentials: store.ChannelCredentials{DeviceTokens: []string{"a"}}},
 			{ProviderID: "apns", IntegrationID: apns, Credentials: store.ChannelCredentials{DeviceTokens: []string{"b"}}},
 			{ProviderID: "fcm", IntegrationID: fcm2, Credentials: store.ChannelCredentials{DeviceTokens: []string{"c"}}},
 		} {
-			_, err := db.SubscriberChannelUpdate(ctx, &store.ChannelUpdate{Scope: tn.A, SubscriberID: "u", Channel: c})
+			_, err := db.SubscriberChannelUpdate(ctx, &store.ChannelUpdate{Scope: tn.A, SubscriberID: "u", Channel: c, Now: tn.Clock.Now()})
 			require.NoError(t, err)
 		}
-		s, err := db.SubscriberChannelDelete(ctx, tn.A, "u", "fcm")
+		s, err := db.SubscriberChannelDelete(ctx, &store.SubscriberChannelDeleteParams{Scope: tn.A, SubscriberID: "u",
+			ProviderID: "fcm", Now: tn.Clock.Now()})
 		require.NoError(t, err)
 		require.Equal(t, []store.ChannelSettings{{ProviderID: "apns", IntegrationID: apns, Credentials: store.ChannelCredentials{DeviceTokens: []string{"b"}}}}, s.Channels)
 
-		s, err = db.SubscriberChannelDelete(ctx, tn.A, "u", "fcm")
+		s, err = db.SubscriberChannelDelete(ctx, &store.SubscriberChannelDeleteParams{Scope: tn.A, SubscriberID: "u",
+			ProviderID: "fcm", Now: tn.Clock.Now()})
 		require.NoError(t, err, "deleting a provider without entries is not an error")
 		require.Len(t, s.Channels, 1)
-		s, err = db.SubscriberChannelDelete(ctx, tn.A, "u", "apns")
+		s, err = db.SubscriberChannelDelete(ctx, &store.SubscriberChannelDeleteParams{Scope: tn.A, SubscriberID: "u",
+			ProviderID: "apns", Now: tn.Clock.Now()})
 		require.NoError(t, err)
 		require.Equal(t, []store.ChannelSettings{}, s.Channels)
 		got, err := db.SubscriberGet(ctx, tn.A, "u")
@@ -179,12 +185,13 @@ func TestSubscriberChannelConcurrentAppends(t *testing.T) {
 	t.Parallel()
 	testdb.ForEach(t, func(t *testing.T, db *sqlstore.DB) {
 		tn := setup(t, db)
-		upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "u"})
+		upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "u", Now: tn.Clock.Now()})
 		iid := id.New()
 		const n = 20
 		errs := parallel(n, func(i int) error {
 			_, err := db.SubscriberChannelUpdate(t.Context(), &store.ChannelUpdate{Scope: tn.A, SubscriberID: "u", MaxDeviceTokens: 100,
-				Channel: store.ChannelSettings{ProviderID: "fcm", IntegrationID: iid, Credentials: store.ChannelCredentials{DeviceTokens: []string{fmt.Sprint("tok-", i)}}}})
+				Channel: store.ChannelSettings{ProviderID: "fcm", IntegrationID: iid, Credentials: store.ChannelCredentials{DeviceTokens: []string{fmt.Sprint("tok-", i)}}},
+				Now:     tn.Clock.Now()})
 			return err
 		})
 		for _, err := range errs {

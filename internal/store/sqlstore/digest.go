@@ -16,18 +16,18 @@ import (
 
 // JobResumeDue implements store.Pipeline: due delayed jobs complete and
 // queue their next step, in one transaction.
-func (db *DB) JobResumeDue(ctx context.Context, now time.Time) (int, error) {
+func (db *DB) JobResumeDue(ctx context.Context, now time.Time) ([]store.Job, error) {
 	// Most passes find nothing due: one read says so, with no write
 	// transaction (and, on SQLite, without the writer).
 	var one int
 	err := db.r.QueryRowContext(ctx, "SELECT 1 FROM jobs WHERE status = 'delayed' AND run_at <= $1 LIMIT 1", ms(now)).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
+		return nil, nil
 	}
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	n := 0
+	var completed []store.Job
 	err = db.inTxPipeline(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, "UPDATE jobs SET status = 'completed', updated_at = $1 WHERE id IN"+
 			" (SELECT id FROM jobs WHERE status = 'delayed' AND run_at <= $1 ORDER BY run_at LIMIT 500"+db.d.skipLocked+")"+
@@ -48,8 +48,11 @@ func (db *DB) JobResumeDue(ctx context.Context, now time.Time) (int, error) {
 		}
 		details := make([]store.ExecutionDetail, 0, len(dues))
 		next := make([]queuedNext, 0, len(dues))
+		completed = make([]store.Job, 0, len(dues))
 		for _, d := range dues {
 			db.noteDue(now, fromMS(d.runAt))
+			d.job.Status, d.job.RunAt = store.JobCompleted, fromMS(d.runAt)
+			completed = append(completed, d.job)
 			// The next step keeps its notification's place in the queue (its
 			// trigger time), ahead of the events triggered since: a closed
 			// window's message is not late behind a backlog of new work.
@@ -66,13 +69,15 @@ func (db *DB) JobResumeDue(ctx context.Context, now time.Time) (int, error) {
 				EnvironmentID: d.job.EnvironmentID, Status: "Success", Source: "Internal", Detail: text,
 				ProviderID: d.job.ProviderID, CreatedAt: now})
 		}
-		n = len(dues)
 		if err := db.queueSteps(ctx, tx, next, now); err != nil {
 			return err
 		}
 		return db.insertDetailsBatched(ctx, tx, details)
 	})
-	return n, err
+	if err != nil {
+		return nil, err
+	}
+	return completed, nil
 }
 
 // DigestJoinMany implements store.Pipeline: the claimed digest jobs of a
@@ -101,7 +106,8 @@ func (db *DB) DigestJoinMany(ctx context.Context, ps []*store.DigestJoinParams) 
 			return err
 		}
 		for k, i := range at {
-			results[i] = store.DigestJoinResult{Outcome: places[k].outcome, LeaderNotificationID: places[k].leaderNotificationID}
+			results[i] = store.DigestJoinResult{Outcome: places[k].outcome, LeaderNotificationID: places[k].leaderNotificationID,
+				Status: placedStatus(places[k].outcome)}
 		}
 		return nil
 	})
@@ -349,23 +355,54 @@ func (db *DB) updateFrom(ctx context.Context, tx *sql.Tx, table, cols string, ty
 	return nil
 }
 
+// placedStatus is the status a digest job gets from its placing: merged
+// into a window, skipped when its event goes at once (backoff), delayed
+// while its window is open.
+func placedStatus(outcome string) string {
+	switch outcome {
+	case store.DigestMerged:
+		return store.JobMerged
+	case store.DigestImmediate:
+		return store.JobSkipped
+	default:
+		return store.JobDelayed
+	}
+}
+
 // placedJob is the row a placed digest job gets, and its execution detail.
 func placedJob(p *store.DigestJoinParams, pl digestPlacement) (status string, runAt time.Time, digest string, detail store.ExecutionDetail) {
 	j := p.Job
 	detail = store.ExecutionDetail{ID: id.NewAt(p.Now), JobID: j.ID, NotificationID: j.NotificationID, EnvironmentID: j.EnvironmentID,
 		Status: "Success", Source: "Internal", ProviderID: j.ProviderID, IsRetry: j.Attempts > 1, CreatedAt: p.Now}
+	status = placedStatus(pl.outcome)
 	switch pl.outcome {
 	case store.DigestMerged:
-		status, runAt, digest = store.JobMerged, j.RunAt, digestMetadata(p.Metadata, nil)
+		runAt, digest = j.RunAt, digestMetadata(p.Metadata, nil)
 		detail.Detail = "Merged into the digest of notification " + pl.leaderNotificationID
 	case store.DigestImmediate:
-		status, runAt, digest = store.JobSkipped, p.Now, digestMetadata(p.Metadata, pl.events)
+		runAt, digest = p.Now, digestMetadata(p.Metadata, pl.events)
 		detail.Detail = "First event after a quiet period: sent at once (backoff)"
 	default:
-		status, runAt, digest = store.JobDelayed, p.WindowEnd, digestMetadata(p.Metadata, pl.events)
+		runAt, digest = p.WindowEnd, digestMetadata(p.Metadata, pl.events)
 		detail.Detail = "Digest window opened until " + p.WindowEnd.UTC().Format(time.RFC3339)
 	}
 	return status, runAt, digest, detail
+}
+
+// triggerFinished is the first-step job a trigger writes finished, if any
+// (see store.TriggerResult.Finished): an in-app step run with the trigger
+// (inApp), or a digest event (plan) its placing ends.
+func triggerFinished(plan *store.DigestJoinParams, place digestPlacement, inApp *store.JobOutcome) (store.Job, bool) {
+	var j store.Job
+	switch {
+	case inApp != nil:
+		j = inApp.Job
+		j.Status = inApp.Status
+	case plan != nil:
+		j = plan.Job
+		j.Status = placedStatus(place.outcome)
+	}
+	return j, store.JobFinal(j.Status)
 }
 
 // writePlacedJobs writes the placed digest jobs a worker holds: their

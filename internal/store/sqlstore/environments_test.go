@@ -125,7 +125,7 @@ func TestAPIKeySigningKeys(t *testing.T) {
 		revoked := mk(tn.EnvA, "hk_revoked", 2*time.Second, true)
 		mk(tn.EnvB, "hk_other_env", 0, true)
 		require.NotContains(t, rawString(t, db, "SELECT sealed_key FROM api_keys WHERE id = $1", first.ID), "hk_first")
-		require.NoError(t, db.APIKeyRevoke(ctx, tn.EnvA.ID, revoked.ID))
+		require.NoError(t, db.APIKeyRevoke(ctx, &store.APIKeyRevokeParams{EnvironmentID: tn.EnvA.ID, ID: revoked.ID, Now: tn.Clock.Now()}))
 
 		got, _, err := db.APIKeyGetByHash(ctx, first.Hash)
 		require.NoError(t, err)
@@ -169,7 +169,8 @@ func TestSecretRotateAPIKeys(t *testing.T) {
 				CreatedAt: base.Add(time.Duration(i) * time.Second)}
 			require.NoError(t, db.APIKeyCreate(ctx, &rec))
 			if i == 1 {
-				require.NoError(t, db.APIKeyRevoke(ctx, tn.EnvA.ID, rec.ID))
+				require.NoError(t, db.APIKeyRevoke(ctx, &store.APIKeyRevokeParams{EnvironmentID: tn.EnvA.ID, ID: rec.ID,
+					Now: tn.Clock.Now()}))
 			}
 		}
 		require.ErrorIs(t, reopen(next).SecretCheck(ctx), sqlstore.ErrSecretMismatch, "the key copies tell a wrong secret")

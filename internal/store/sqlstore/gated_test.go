@@ -29,17 +29,21 @@ func TestSingleStatementWritesTakeTheGate(t *testing.T) {
 		name  string
 		write func(ctx context.Context) error
 	}{
-		{"exec", func(ctx context.Context) error { return db.IdempotencyFinish(ctx, "env", "key", 200, nil) }},
+		{"exec", func(ctx context.Context) error {
+			return db.IdempotencyFinish(ctx, &store.IdempotencyFinishParams{Scope: scope, Key: "key", Status: 200})
+		}},
 		{"exec with rows affected", func(ctx context.Context) error {
 			_, err := db.IdempotencyPurge(ctx, time.Now())
 			return err
 		}},
 		{"statement returning a row", func(ctx context.Context) error {
-			_, _, err := db.IdempotencyBegin(ctx, "env", "key", "hash", time.Now())
+			_, _, err := db.IdempotencyBegin(ctx, &store.IdempotencyBeginParams{Scope: scope, Key: "key", RequestHash: "hash",
+				Now: time.Now()})
 			return err
 		}},
 		{"returning a subscriber", func(ctx context.Context) error {
-			_, err := db.SubscriberSetOnline(ctx, &store.SubscriberOnlineParams{Scope: scope, SubscriberID: "nobody", Online: true})
+			_, err := db.SubscriberSetOnline(ctx, &store.SubscriberOnlineParams{Scope: scope, SubscriberID: "nobody",
+				Online: true, Now: time.Now()})
 			if errors.Is(err, store.ErrNotFound) {
 				return nil // ran: there is no such subscriber
 			}

@@ -20,7 +20,8 @@ import (
 // depend on time never depend on the machine's.
 var base = time.Date(2031, 3, 14, 15, 9, 26, 535_000_000, time.UTC)
 
-// clock is a settable store clock, safe to read from many goroutines.
+// clock is a settable clock for the store calls, safe to read from many
+// goroutines.
 type clock struct {
 	mu sync.Mutex
 	t  time.Time
@@ -49,12 +50,11 @@ type tenant struct {
 	Clock *clock
 }
 
-// setup bootstraps db with one organization and two environments and gives
-// the store a fixed clock at base.
+// setup bootstraps db with one organization and two environments, with a
+// clock at base for the tests' store calls.
 func setup(t *testing.T, db *sqlstore.DB) *tenant {
 	t.Helper()
 	c := &clock{t: base}
-	db.SetClock(c.Now)
 	org := store.Organization{ID: id.NewAt(base), Name: "Org", CreatedAt: base}
 	tn := &tenant{
 		Org:   org,

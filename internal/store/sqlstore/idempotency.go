@@ -20,7 +20,8 @@ const (
 // IdempotencyBegin implements store.Idempotency. One statement claims the key,
 // or reclaims it when expired or stale, so concurrent requests with one key
 // run the operation once.
-func (db *DB) IdempotencyBegin(ctx context.Context, environmentID, key, requestHash string, now time.Time) (store.IdempotencyRecord, bool, error) {
+func (db *DB) IdempotencyBegin(ctx context.Context, p *store.IdempotencyBeginParams) (store.IdempotencyRecord, bool, error) {
+	environmentID, key, requestHash, now := p.EnvironmentID, p.Key, p.RequestHash, p.Now
 	claim := func(r rowScanner) (env string, err error) {
 		err = r.Scan(&env)
 		return env, err
@@ -53,15 +54,15 @@ func (db *DB) IdempotencyBegin(ctx context.Context, environmentID, key, requestH
 }
 
 // IdempotencyFinish implements store.Idempotency.
-func (db *DB) IdempotencyFinish(ctx context.Context, environmentID, key string, status int, body []byte) error {
+func (db *DB) IdempotencyFinish(ctx context.Context, p *store.IdempotencyFinishParams) error {
 	_, err := db.exec(ctx, "UPDATE idempotency_keys SET done = true, status = $1, body = $2"+
-		" WHERE environment_id = $3 AND idem_key = $4", status, body, environmentID, key)
+		" WHERE environment_id = $3 AND idem_key = $4", p.Status, p.Body, p.EnvironmentID, p.Key)
 	return err
 }
 
 // IdempotencyAbandon implements store.Idempotency.
-func (db *DB) IdempotencyAbandon(ctx context.Context, environmentID, key string) error {
-	_, err := db.exec(ctx, "DELETE FROM idempotency_keys WHERE environment_id = $1 AND idem_key = $2", environmentID, key)
+func (db *DB) IdempotencyAbandon(ctx context.Context, scope store.Scope, key string) error {
+	_, err := db.exec(ctx, "DELETE FROM idempotency_keys WHERE environment_id = $1 AND idem_key = $2", scope.EnvironmentID, key)
 	return err
 }
 

@@ -15,7 +15,6 @@ func TestIdempotencyLifecycle(t *testing.T) {
 	t.Parallel()
 	testdb.ForEach(t, func(t *testing.T, db *sqlstore.DB) {
 		tn := setup(t, db)
-		env := tn.EnvA.ID
 		type step struct {
 			op          string // begin, finish, abandon
 			hash        string
@@ -77,14 +76,16 @@ func TestIdempotencyLifecycle(t *testing.T) {
 				for i, st := range tc.steps {
 					switch st.op {
 					case "begin":
-						rec, started, err := db.IdempotencyBegin(ctx, env, key, st.hash, base.Add(st.at))
+						rec, started, err := db.IdempotencyBegin(ctx, &store.IdempotencyBeginParams{Scope: tn.A, Key: key,
+							RequestHash: st.hash, Now: base.Add(st.at)})
 						require.NoError(t, err, "step %d", i)
 						require.Equal(t, st.wantStarted, started, "step %d", i)
 						require.Equal(t, st.wantRec, rec, "step %d", i)
 					case "finish":
-						require.NoError(t, db.IdempotencyFinish(ctx, env, key, done.Status, done.Body), "step %d", i)
+						require.NoError(t, db.IdempotencyFinish(ctx, &store.IdempotencyFinishParams{Scope: tn.A, Key: key,
+							Status: done.Status, Body: done.Body}), "step %d", i)
 					case "abandon":
-						require.NoError(t, db.IdempotencyAbandon(ctx, env, key), "step %d", i)
+						require.NoError(t, db.IdempotencyAbandon(ctx, tn.A, key), "step %d", i)
 					}
 				}
 			})
@@ -97,20 +98,20 @@ func TestIdempotencyPerEnvironment(t *testing.T) {
 	testdb.ForEach(t, func(t *testing.T, db *sqlstore.DB) {
 		ctx := t.Context()
 		tn := setup(t, db)
-		_, started, err := db.IdempotencyBegin(ctx, tn.EnvA.ID, "k", "h", base)
+		_, started, err := db.IdempotencyBegin(ctx, &store.IdempotencyBeginParams{Scope: tn.A, Key: "k", RequestHash: "h", Now: base})
 		require.NoError(t, err)
 		require.True(t, started)
-		_, started, err = db.IdempotencyBegin(ctx, tn.EnvB.ID, "k", "h", base)
+		_, started, err = db.IdempotencyBegin(ctx, &store.IdempotencyBeginParams{Scope: tn.B, Key: "k", RequestHash: "h", Now: base})
 		require.NoError(t, err)
 		require.True(t, started, "keys are per environment")
 
-		require.NoError(t, db.IdempotencyFinish(ctx, tn.EnvB.ID, "k", 200, []byte("b")))
-		rec, started, err := db.IdempotencyBegin(ctx, tn.EnvA.ID, "k", "h", base)
+		require.NoError(t, db.IdempotencyFinish(ctx, &store.IdempotencyFinishParams{Scope: tn.B, Key: "k", Status: 200, Body: []byte("b")}))
+		rec, started, err := db.IdempotencyBegin(ctx, &store.IdempotencyBeginParams{Scope: tn.A, Key: "k", RequestHash: "h", Now: base})
 		require.NoError(t, err)
 		require.False(t, started)
 		require.False(t, rec.Done, "finishing B's key leaves A's running")
-		require.NoError(t, db.IdempotencyAbandon(ctx, tn.EnvB.ID, "k"))
-		_, started, err = db.IdempotencyBegin(ctx, tn.EnvA.ID, "k", "h", base)
+		require.NoError(t, db.IdempotencyAbandon(ctx, tn.B, "k"))
+		_, started, err = db.IdempotencyBegin(ctx, &store.IdempotencyBeginParams{Scope: tn.A, Key: "k", RequestHash: "h", Now: base})
 		require.NoError(t, err)
 		require.False(t, started, "abandoning B's key leaves A's")
 	})
@@ -124,7 +125,8 @@ func TestIdempotencyConcurrentBegin(t *testing.T) {
 		started := make([]bool, n)
 		errs := parallel(n, func(i int) error {
 			var err error
-			_, started[i], err = db.IdempotencyBegin(t.Context(), tn.EnvA.ID, "same-key", "h", base)
+			_, started[i], err = db.IdempotencyBegin(t.Context(), &store.IdempotencyBeginParams{Scope: tn.A, Key: "same-key",
+				RequestHash: "h", Now: base})
 			return err
 		})
 		owners := 0
@@ -148,16 +150,18 @@ func TestIdempotencyPurge(t *testing.T) {
 			key string
 			age time.Duration
 		}{{"old", 25 * time.Hour}, {"older", 72 * time.Hour}, {"fresh", 23 * time.Hour}, {"new", 0}} {
-			_, started, err := db.IdempotencyBegin(ctx, tn.EnvA.ID, k.key, "h", base.Add(-k.age))
+			_, started, err := db.IdempotencyBegin(ctx, &store.IdempotencyBeginParams{Scope: tn.A, Key: k.key, RequestHash: "h",
+				Now: base.Add(-k.age)})
 			require.NoError(t, err)
 			require.True(t, started)
-			require.NoError(t, db.IdempotencyFinish(ctx, tn.EnvA.ID, k.key, 200, nil))
+			require.NoError(t, db.IdempotencyFinish(ctx, &store.IdempotencyFinishParams{Scope: tn.A, Key: k.key, Status: 200, Body: nil}))
 		}
 		n, err := db.IdempotencyPurge(ctx, base)
 		require.NoError(t, err)
 		require.Equal(t, int64(2), n)
 		require.Equal(t, 2, count(t, db, "SELECT count(*) FROM idempotency_keys"))
-		rec, started, err := db.IdempotencyBegin(ctx, tn.EnvA.ID, "fresh", "other", base)
+		rec, started, err := db.IdempotencyBegin(ctx, &store.IdempotencyBeginParams{Scope: tn.A, Key: "fresh",
+			RequestHash: "other", Now: base})
 		require.NoError(t, err)
 		require.False(t, started, "unexpired records stay")
 		require.Equal(t, store.IdempotencyRecord{RequestHash: "h", Done: true, Status: 200}, rec)

@@ -188,7 +188,8 @@ var markChanges = map[string]string{
 }
 
 // MessageMarkAs implements store.Inbox.
-func (db *DB) MessageMarkAs(ctx context.Context, scope store.Scope, subscriberID string, ids []string, markAs string, now time.Time) ([]store.Message, error) {
+func (db *DB) MessageMarkAs(ctx context.Context, p *store.MessageMarkAsParams) ([]store.Message, error) {
+	scope, subscriberID, ids, markAs, now := p.Scope, p.SubscriberID, p.IDs, p.MarkAs, p.Now
 	kind, ok := markChanges[markAs]
 	if !ok {
 		return nil, fmt.Errorf("sqlstore: unknown markAs %q", markAs)
@@ -223,7 +224,8 @@ func (db *DB) MessageMarkAs(ctx context.Context, scope store.Scope, subscriberID
 }
 
 // MessageMarkAll implements store.Inbox.
-func (db *DB) MessageMarkAll(ctx context.Context, scope store.Scope, subscriberID, markAs string, now time.Time) (int, error) {
+func (db *DB) MessageMarkAll(ctx context.Context, p *store.MessageMarkAllParams) (int, error) {
+	scope, subscriberID, markAs, now := p.Scope, p.SubscriberID, p.MarkAs, p.Now
 	kind, ok := markChanges[markAs]
 	if !ok {
 		return 0, fmt.Errorf("sqlstore: unknown markAs %q", markAs)
@@ -243,18 +245,19 @@ func (db *DB) MessageMarkAll(ctx context.Context, scope store.Scope, subscriberI
 
 // MessageUnseenCount implements store.Inbox: the unseen messages of the
 // inbox proper (neither archived nor snoozed).
-func (db *DB) MessageUnseenCount(ctx context.Context, scope store.Scope, subscriberID string) (int, error) {
-	if err := db.settleSnoozes(ctx, scope, subscriberID, time.Time{}); err != nil {
+func (db *DB) MessageUnseenCount(ctx context.Context, p *store.MessageUnseenCountParams) (int, error) {
+	if err := db.settleSnoozes(ctx, p.Scope, p.SubscriberID, p.Now); err != nil {
 		return 0, err
 	}
-	counts, err := db.countsOf(ctx, scope.EnvironmentID, subscriberID)
+	counts, err := db.countsOf(ctx, p.EnvironmentID, p.SubscriberID)
 	f := activeFilter
 	f.Seen = new(bool)
 	return counts.sumMatching(&f), err
 }
 
 // MessageSetAction implements store.Inbox.
-func (db *DB) MessageSetAction(ctx context.Context, scope store.Scope, subscriberID, messageID string, action store.JSON, now time.Time) (store.Message, error) {
+func (db *DB) MessageSetAction(ctx context.Context, p *store.MessageSetActionParams) (store.Message, error) {
+	scope, subscriberID, messageID, now := p.Scope, p.SubscriberID, p.MessageID, p.Now
 	var out store.Message
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		var a args
@@ -273,7 +276,7 @@ func (db *DB) MessageSetAction(ctx context.Context, scope store.Scope, subscribe
 			_ = json.Unmarshal(prev, &merged)
 		}
 		var next map[string]json.RawMessage
-		if err := json.Unmarshal(action, &next); err != nil {
+		if err := json.Unmarshal(p.Action, &next); err != nil {
 			return fmt.Errorf("sqlstore: action: %w", err)
 		}
 		for k, v := range next {
@@ -289,14 +292,14 @@ func (db *DB) MessageSetAction(ctx context.Context, scope store.Scope, subscribe
 }
 
 // MessageDelete implements store.Inbox.
-func (db *DB) MessageDelete(ctx context.Context, scope store.Scope, messageID string) error {
+func (db *DB) MessageDelete(ctx context.Context, p *store.MessageDeleteParams) error {
+	scope, messageID, now := p.Scope, p.MessageID, p.Now
 	var subscriberID, channel string
 	err := db.r.QueryRowContext(ctx, "SELECT subscriber_id, channel FROM messages WHERE environment_id = $1 AND id = $2"+
 		" AND deleted = false", scope.EnvironmentID, messageID).Scan(&subscriberID, &channel)
 	if err != nil {
 		return notFound(err)
 	}
-	now := db.now()
 	if channel != "in_app" { // not in the inbox counts
 		return db.inTx(ctx, func(tx *sql.Tx) error {
 			res, err := tx.ExecContext(ctx, "UPDATE messages SET deleted = true, updated_at = $1 WHERE id = $2"+

@@ -46,19 +46,22 @@ func TestInboxCountsStayExact(t *testing.T) {
 				for range 15 {
 					ids := []string{all[r.IntN(len(all))], all[r.IntN(len(all))], all[r.IntN(len(all))]}
 					for _, sub := range subs {
-						_, err := db.MessageMarkAs(ctx, scope, sub, ids, marks[r.IntN(4)], time.Now())
+						_, err := db.MessageMarkAs(ctx, &store.MessageMarkAsParams{Scope: scope, SubscriberID: sub, IDs: ids,
+							MarkAs: marks[r.IntN(4)], Now: time.Now()})
 						require.NoError(t, err)
 					}
 				}
 			}()
 		}
 		wg.Wait()
-		_, err := db.MessageMarkAll(ctx, scope, subs[0], store.MarkSeen, time.Now())
+		_, err := db.MessageMarkAll(ctx, &store.MessageMarkAllParams{Scope: scope, SubscriberID: subs[0], MarkAs: store.MarkSeen,
+			Now: time.Now()})
 		require.NoError(t, err)
 		for range 5 {
-			_ = db.MessageDelete(ctx, scope, all[rng.IntN(len(all))])
+			_ = db.MessageDelete(ctx, &store.MessageDeleteParams{Scope: scope, MessageID: all[rng.IntN(len(all))], Now: time.Now()})
 		}
-		_, err = db.MessageMarkAs(ctx, scope, subs[1], all[:10], store.MarkRead, time.Now())
+		_, err = db.MessageMarkAs(ctx, &store.MessageMarkAsParams{Scope: scope, SubscriberID: subs[1], IDs: all[:10],
+			MarkAs: store.MarkRead, Now: time.Now()})
 		require.NoError(t, err)
 
 		f, tr := false, true
@@ -78,12 +81,13 @@ func TestInboxCountsStayExact(t *testing.T) {
 						args = append(args, *seen)
 					}
 					require.NoError(t, db.Reader().QueryRow(q, args...).Scan(&want))
-					page, err := db.MessageFeed(ctx, &store.FeedParams{Scope: scope, SubscriberID: sub, Read: read, Seen: seen, Page: 1, Limit: 1})
+					page, err := db.MessageFeed(ctx, &store.FeedParams{Scope: scope, SubscriberID: sub, Read: read, Seen: seen,
+						Page: 1, Limit: 1, Now: time.Now()})
 					require.NoError(t, err)
 					require.Equal(t, want, page.TotalCount, "read=%v seen=%v", fmtBool(read), fmtBool(seen))
 				}
 			}
-			unseen, err := db.MessageUnseenCount(ctx, scope, sub)
+			unseen, err := db.MessageUnseenCount(ctx, &store.MessageUnseenCountParams{Scope: scope, SubscriberID: sub, Now: time.Now()})
 			require.NoError(t, err)
 			var want int
 			require.NoError(t, db.Reader().QueryRow("SELECT count(*) FROM messages WHERE subscriber_id = $1 AND deleted = false AND seen = false", sub).Scan(&want))

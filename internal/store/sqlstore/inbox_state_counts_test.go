@@ -169,11 +169,14 @@ func TestInboxStateCountsStayExact(t *testing.T) {
 							_, err = db.InboxChangeMany(ctx, &store.InboxChangeParams{Scope: f.scope, SubscriberID: sub,
 								Action: []string{store.InboxRead, store.InboxArchive, store.InboxSeen}[r.IntN(3)], Filter: filter, Now: now})
 						case k < 8:
-							_, err = db.MessageMarkAs(ctx, f.scope, sub, []string{msg, all[r.IntN(len(all))]}, marks[r.IntN(4)], now)
+							_, err = db.MessageMarkAs(ctx, &store.MessageMarkAsParams{Scope: f.scope, SubscriberID: sub,
+								IDs: []string{msg, all[r.IntN(len(all))]}, MarkAs: marks[r.IntN(4)], Now: now})
 						case k < 9:
-							_, err = db.InboxCompleteAction(ctx, &store.InboxActionParams{Scope: f.scope, SubscriberID: sub, MessageID: msg, Button: "primary", Done: r.IntN(2) == 0, Now: now})
+							_, err = db.InboxCompleteAction(ctx, &store.InboxActionParams{Scope: f.scope, SubscriberID: sub, MessageID: msg, Button: "primary", Done: r.IntN(2) == 0,
+								Now: now})
 						default:
-							_, err = db.InboxCount(ctx, f.scope, sub, []store.InboxFilter{{}}, now)
+							_, err = db.InboxCount(ctx, &store.InboxCountParams{Scope: f.scope, SubscriberID: sub,
+								Filters: []store.InboxFilter{{}}, Now: now})
 						}
 						if err != nil && err != store.ErrNotFound {
 							require.NoError(t, err)
@@ -188,10 +191,12 @@ func TestInboxStateCountsStayExact(t *testing.T) {
 		_, err := db.InboxUnsnoozeDue(ctx, 3, f.tn.Clock.Now())
 		require.NoError(t, err)
 		work(2, 25)
-		_, err = db.MessageMarkAll(ctx, f.scope, subs[0], store.MarkSeen, f.tn.Clock.Now())
+		_, err = db.MessageMarkAll(ctx, &store.MessageMarkAllParams{Scope: f.scope, SubscriberID: subs[0], MarkAs: store.MarkSeen,
+			Now: f.tn.Clock.Now()})
 		require.NoError(t, err)
 		for range 4 {
-			if err := db.MessageDelete(ctx, f.scope, all[rng.IntN(len(all))]); err != store.ErrNotFound {
+			if err := db.MessageDelete(ctx, &store.MessageDeleteParams{Scope: f.scope, MessageID: all[rng.IntN(len(all))],
+				Now: f.tn.Clock.Now()}); err != store.ErrNotFound {
 				require.NoError(t, err)
 			}
 		}
@@ -203,7 +208,8 @@ func TestInboxStateCountsStayExact(t *testing.T) {
 
 		filters := append(stateFilters(), contentFilters()...)
 		for _, sub := range subs {
-			got, err := db.InboxCount(ctx, f.scope, sub, filters, f.tn.Clock.Now())
+			got, err := db.InboxCount(ctx, &store.InboxCountParams{Scope: f.scope, SubscriberID: sub, Filters: filters,
+				Now: f.tn.Clock.Now()})
 			require.NoError(t, err)
 			rows := oracle(t, db, sub)
 			for i := range filters {
@@ -212,11 +218,13 @@ func TestInboxStateCountsStayExact(t *testing.T) {
 			// The v1 feed and unseen count show the inbox proper.
 			no := false
 			for _, read := range []*bool{nil, &no} {
-				page, err := db.MessageFeed(ctx, &store.FeedParams{Scope: f.scope, SubscriberID: sub, Read: read, Page: 1, Limit: 1})
+				page, err := db.MessageFeed(ctx, &store.FeedParams{Scope: f.scope, SubscriberID: sub, Read: read, Page: 1,
+					Limit: 1, Now: f.tn.Clock.Now()})
 				require.NoError(t, err)
 				require.Equal(t, countOracle(rows, &store.InboxFilter{Read: read, Archived: &no, Snoozed: &no}), page.TotalCount)
 			}
-			unseen, err := db.MessageUnseenCount(ctx, f.scope, sub)
+			unseen, err := db.MessageUnseenCount(ctx, &store.MessageUnseenCountParams{Scope: f.scope, SubscriberID: sub,
+				Now: f.tn.Clock.Now()})
 			require.NoError(t, err)
 			require.Equal(t, countOracle(rows, &store.InboxFilter{Seen: &no, Archived: &no, Snoozed: &no}), unseen)
 		}
@@ -281,7 +289,8 @@ func TestInboxList(t *testing.T) {
 				require.Equal(t, want[2:4], []string{page.Messages[0].ID, page.Messages[1].ID})
 			}
 		}
-		_, err := db.InboxList(ctx, &store.InboxListParams{Scope: f.scope, SubscriberID: sub, After: id.New(), Limit: 3})
+		_, err := db.InboxList(ctx, &store.InboxListParams{Scope: f.scope, SubscriberID: sub, After: id.New(), Limit: 3,
+			Now: f.tn.Clock.Now()})
 		require.ErrorIs(t, err, store.ErrBadCursor)
 	})
 }

@@ -151,7 +151,8 @@ func TestInboxCompleteAction(t *testing.T) {
 		ctx := context.Background()
 		sub := id.New()
 		m := f.message(t, sub, 0, nil)
-		got, err := db.InboxCompleteAction(ctx, &store.InboxActionParams{Scope: f.scope, SubscriberID: sub, MessageID: m.ID, Button: "secondary", Done: true, Now: f.tn.Clock.Now()})
+		got, err := db.InboxCompleteAction(ctx, &store.InboxActionParams{Scope: f.scope, SubscriberID: sub, MessageID: m.ID, Button: "secondary", Done: true,
+			Now: f.tn.Clock.Now()})
 		require.NoError(t, err)
 		require.Equal(t, "rs--", flags(got))
 		action := ctaAction(t, got)
@@ -159,14 +160,17 @@ func TestInboxCompleteAction(t *testing.T) {
 		require.Equal(t, map[string]any{"type": "secondary"}, action["result"])
 		require.Len(t, action["buttons"], 2, "the buttons stay")
 
-		got, err = db.InboxCompleteAction(ctx, &store.InboxActionParams{Scope: f.scope, SubscriberID: sub, MessageID: m.ID, Button: "secondary", Done: false, Now: f.tn.Clock.Now()})
+		got, err = db.InboxCompleteAction(ctx, &store.InboxActionParams{Scope: f.scope, SubscriberID: sub, MessageID: m.ID, Button: "secondary", Done: false,
+			Now: f.tn.Clock.Now()})
 		require.NoError(t, err)
 		require.Equal(t, "pending", ctaAction(t, got)["status"])
 
 		bare := f.message(t, sub, 0, func(m *store.Message) { m.CTA = store.JSON(`{}`) })
-		_, err = db.InboxCompleteAction(ctx, &store.InboxActionParams{Scope: f.scope, SubscriberID: sub, MessageID: bare.ID, Button: "primary", Done: true, Now: f.tn.Clock.Now()})
+		_, err = db.InboxCompleteAction(ctx, &store.InboxActionParams{Scope: f.scope, SubscriberID: sub, MessageID: bare.ID, Button: "primary", Done: true,
+			Now: f.tn.Clock.Now()})
 		require.ErrorIs(t, err, store.ErrNoAction)
-		_, err = db.InboxCompleteAction(ctx, &store.InboxActionParams{Scope: f.scope, SubscriberID: id.New(), MessageID: m.ID, Button: "primary", Done: true, Now: f.tn.Clock.Now()})
+		_, err = db.InboxCompleteAction(ctx, &store.InboxActionParams{Scope: f.scope, SubscriberID: id.New(), MessageID: m.ID, Button: "primary", Done: true,
+			Now: f.tn.Clock.Now()})
 		require.ErrorIs(t, err, store.ErrNotFound)
 	})
 }
@@ -193,12 +197,13 @@ func TestInboxSnoozeExpiry(t *testing.T) {
 		yes := true
 		snoozed := store.InboxFilter{Snoozed: &yes}
 		count := func() [2]int {
-			n, err := db.InboxCount(ctx, f.scope, sub, []store.InboxFilter{unread, snoozed}, f.tn.Clock.Now())
+			n, err := db.InboxCount(ctx, &store.InboxCountParams{Scope: f.scope, SubscriberID: sub,
+				Filters: []store.InboxFilter{unread, snoozed}, Now: f.tn.Clock.Now()})
 			require.NoError(t, err)
 			return [2]int{n[0], n[1]}
 		}
 		unseen := func() int {
-			n, err := db.MessageUnseenCount(ctx, f.scope, sub)
+			n, err := db.MessageUnseenCount(ctx, &store.MessageUnseenCountParams{Scope: f.scope, SubscriberID: sub, Now: f.tn.Clock.Now()})
 			require.NoError(t, err)
 			return n
 		}
@@ -245,7 +250,8 @@ func TestInboxSnoozeExpiry(t *testing.T) {
 		require.NoError(t, db.Reader().QueryRow("SELECT count(*) FROM messages WHERE snoozed_until IS NOT NULL").Scan(&left))
 		require.Zero(t, left)
 		for _, s := range subs {
-			n, err := db.InboxCount(ctx, f.scope, s, []store.InboxFilter{unread, snoozed}, f.tn.Clock.Now())
+			n, err := db.InboxCount(ctx, &store.InboxCountParams{Scope: f.scope, SubscriberID: s,
+				Filters: []store.InboxFilter{unread, snoozed}, Now: f.tn.Clock.Now()})
 			require.NoError(t, err)
 			require.Equal(t, []int{1, 0}, n)
 		}
@@ -280,8 +286,8 @@ func TestInboxCountsLongTags(t *testing.T) {
 		}
 		m := f.message(t, sub, 0, func(m *store.Message) { m.Tags = long })
 		f.message(t, sub, 0, func(m *store.Message) { m.Tags = long[:1] })
-		got, err := db.InboxCount(ctx, f.scope, sub, []store.InboxFilter{{Tags: [][]string{{long[15]}}}, {Tags: [][]string{{long[0]}}}},
-			f.tn.Clock.Now())
+		got, err := db.InboxCount(ctx, &store.InboxCountParams{Scope: f.scope, SubscriberID: sub,
+			Filters: []store.InboxFilter{{Tags: [][]string{{long[15]}}}, {Tags: [][]string{{long[0]}}}}, Now: f.tn.Clock.Now()})
 		require.NoError(t, err)
 		require.Equal(t, []int{1, 2}, got)
 		_, err = f.change(t, sub, m.ID, store.InboxArchive, time.Time{})

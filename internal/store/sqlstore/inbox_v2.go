@@ -47,13 +47,10 @@ func (db *DB) dueSelection(scope store.Scope, subscriberID string, now time.Time
 		" AND snoozed_until <= " + a.add(ms(now)) + " AND environment_id = " + a.add(scope.EnvironmentID), args: a}
 }
 
-// settleSnoozes ends a subscriber's snoozes due by now (zero: the store's
-// clock) before its inbox is read, so that reads never wait for the
-// workers' pass: one index probe, and a write only when one is due.
+// settleSnoozes ends a subscriber's snoozes due by now before its inbox is
+// read, so that reads never wait for the workers' pass: one index probe,
+// and a write only when one is due.
 func (db *DB) settleSnoozes(ctx context.Context, scope store.Scope, subscriberID string, now time.Time) error {
-	if now.IsZero() {
-		now = db.now()
-	}
 	var one int
 	err := db.r.QueryRowContext(ctx, "SELECT 1 FROM messages WHERE subscriber_id = $1 AND snoozed_until IS NOT NULL"+
 		" AND deleted = false AND snoozed_until <= $2 LIMIT 1", subscriberID, ms(now)).Scan(&one)
@@ -168,8 +165,9 @@ func (db *DB) InboxList(ctx context.Context, p *store.InboxListParams) (store.In
 // InboxCount implements store.InboxState. Filters of state and tags are
 // sums of the subscriber's counters; those with data or times are counted
 // together in one pass over the subscriber's messages.
-func (db *DB) InboxCount(ctx context.Context, scope store.Scope, subscriberID string, filters []store.InboxFilter, now time.Time) ([]int, error) {
-	if err := db.settleSnoozes(ctx, scope, subscriberID, now); err != nil {
+func (db *DB) InboxCount(ctx context.Context, p *store.InboxCountParams) ([]int, error) {
+	scope, subscriberID, filters := p.Scope, p.SubscriberID, p.Filters
+	if err := db.settleSnoozes(ctx, scope, subscriberID, p.Now); err != nil {
 		return nil, err
 	}
 	out := make([]int, len(filters))

@@ -70,11 +70,12 @@ func (db *DB) lockPrimaries(ctx context.Context, tx *sql.Tx, environmentID strin
 	return db.d.lock(ctx, tx, "SELECT 1 FROM environments WHERE id = $1 FOR NO KEY UPDATE", environmentID)
 }
 
-// demotePrimaries makes every other integration of the channel not primary.
+// demotePrimaries makes every other integration of the channel not
+// primary, at in.UpdatedAt.
 func (db *DB) demotePrimaries(ctx context.Context, tx *sql.Tx, in *store.Integration) error {
 	_, err := tx.ExecContext(ctx, "UPDATE integrations SET is_primary = false, updated_at = $1"+
 		" WHERE environment_id = $2 AND channel = $3 AND is_primary = true AND id <> $4",
-		ms(db.now()), in.EnvironmentID, in.Channel, in.ID)
+		ms(in.UpdatedAt), in.EnvironmentID, in.Channel, in.ID)
 	return err
 }
 
@@ -140,7 +141,6 @@ func (db *DB) IntegrationList(ctx context.Context, p *store.IntegrationListParam
 // IntegrationUpdate implements store.Integrations. A deactivated integration
 // stops being primary; an activated one becomes primary of a channel without one.
 func (db *DB) IntegrationUpdate(ctx context.Context, in *store.Integration) error {
-	in.UpdatedAt = db.now()
 	return db.inTx(ctx, func(tx *sql.Tx) error {
 		if err := db.lockPrimaries(ctx, tx, in.EnvironmentID); err != nil {
 			return err
@@ -184,11 +184,10 @@ func (db *DB) IntegrationUpdate(ctx context.Context, in *store.Integration) erro
 }
 
 // IntegrationDelete implements store.Integrations.
-func (db *DB) IntegrationDelete(ctx context.Context, scope store.Scope, id, deletedBy string) error {
-	now := ms(db.now())
+func (db *DB) IntegrationDelete(ctx context.Context, p *store.IntegrationDeleteParams) error {
 	res, err := db.exec(ctx, "UPDATE integrations SET deleted = true, deleted_at = $1, deleted_by = $2, active = false,"+
 		" is_primary = false, updated_at = $1 WHERE environment_id = $3 AND id = $4 AND deleted = false",
-		now, deletedBy, scope.EnvironmentID, id)
+		ms(p.Now), p.DeletedBy, p.EnvironmentID, p.ID)
 	if err != nil {
 		return err
 	}
@@ -199,7 +198,8 @@ func (db *DB) IntegrationDelete(ctx context.Context, scope store.Scope, id, dele
 }
 
 // IntegrationSetPrimary implements store.Integrations.
-func (db *DB) IntegrationSetPrimary(ctx context.Context, scope store.Scope, id string) (store.Integration, error) {
+func (db *DB) IntegrationSetPrimary(ctx context.Context, p *store.IntegrationSetPrimaryParams) (store.Integration, error) {
+	scope, id := p.Scope, p.ID
 	var out store.Integration
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		if err := db.lockPrimaries(ctx, tx, scope.EnvironmentID); err != nil {
@@ -210,7 +210,7 @@ func (db *DB) IntegrationSetPrimary(ctx context.Context, scope store.Scope, id s
 		if err != nil {
 			return err
 		}
-		now := ms(db.now())
+		now := ms(p.Now)
 		if _, err := tx.ExecContext(ctx, "UPDATE integrations SET is_primary = false, updated_at = $1"+
 			" WHERE environment_id = $2 AND channel = $3 AND is_primary = true AND id <> $4", now, scope.EnvironmentID, in.Channel, id); err != nil {
 			return err
@@ -223,12 +223,12 @@ func (db *DB) IntegrationSetPrimary(ctx context.Context, scope store.Scope, id s
 }
 
 // IntegrationForCredentials implements store.Integrations.
-func (db *DB) IntegrationForCredentials(ctx context.Context, scope store.Scope, providerID, identifier string) (store.Integration, error) {
+func (db *DB) IntegrationForCredentials(ctx context.Context, p *store.IntegrationForCredentialsParams) (store.Integration, error) {
 	var a args
-	q := "SELECT " + integrationCols + " FROM integrations WHERE environment_id = " + a.add(scope.EnvironmentID) +
-		" AND provider_id = " + a.add(providerID) + " AND active = true AND deleted = false"
-	if identifier != "" {
-		q += " AND identifier = " + a.add(identifier)
+	q := "SELECT " + integrationCols + " FROM integrations WHERE environment_id = " + a.add(p.EnvironmentID) +
+		" AND provider_id = " + a.add(p.ProviderID) + " AND active = true AND deleted = false"
+	if p.Identifier != "" {
+		q += " AND identifier = " + a.add(p.Identifier)
 	}
 	return db.scanIntegration(db.r.QueryRowContext(ctx, q+" ORDER BY is_primary DESC, created_at DESC, id DESC LIMIT 1", a...))
 }

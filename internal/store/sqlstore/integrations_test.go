@@ -155,10 +155,12 @@ func TestIntegrationIdentifierUnique(t *testing.T) {
 		require.Equal(t, "other", get(t, db, tn.A, other.ID).Identifier)
 
 		// A deleted integration frees its identifier, for a rename and a create.
-		require.NoError(t, db.IntegrationDelete(ctx, tn.A, first.ID, "member-1"))
+		require.NoError(t, db.IntegrationDelete(ctx, &store.IntegrationDeleteParams{Scope: tn.A, ID: first.ID,
+			DeletedBy: "member-1", Now: tn.Clock.Now()}))
 		require.NoError(t, db.IntegrationUpdate(ctx, &other), "renaming onto a deleted one's identifier")
 		require.Equal(t, "mail", get(t, db, tn.A, other.ID).Identifier)
-		require.NoError(t, db.IntegrationDelete(ctx, tn.A, other.ID, "member-1"))
+		require.NoError(t, db.IntegrationDelete(ctx, &store.IntegrationDeleteParams{Scope: tn.A, ID: other.ID,
+			DeletedBy: "member-1", Now: tn.Clock.Now()}))
 		again := create(t, db, newIntegration(tn.A, "postmark", "email", "mail", true, 3*time.Second))
 		require.Equal(t, "mail", get(t, db, tn.A, again.ID).Identifier)
 		require.Equal(t, 2, count(t, db, "SELECT count(*) FROM integrations WHERE environment_id = $1 AND identifier = $2 AND deleted = true", tn.EnvA.ID, "mail"))
@@ -177,7 +179,8 @@ func TestIntegrationList(t *testing.T) {
 		b1 := create(t, db, newIntegration(tn.B, "sendgrid", "email", "b1", true, 3))
 		gone := create(t, db, newIntegration(tn.A, "fcm", "push", "gone", true, 4))
 		create(t, db, newIntegration(other, "sendgrid", "email", "x1", true, 5))
-		require.NoError(t, db.IntegrationDelete(ctx, tn.A, gone.ID, "m"))
+		require.NoError(t, db.IntegrationDelete(ctx, &store.IntegrationDeleteParams{Scope: tn.A, ID: gone.ID, DeletedBy: "m",
+			Now: tn.Clock.Now()}))
 
 		for _, tc := range []struct {
 			name string
@@ -219,6 +222,7 @@ func TestIntegrationUpdate(t *testing.T) {
 		in.Name = "Renamed"
 		in.Credentials = store.JSON(`{"apiKey":"sk_live_ROTATED_99"}`)
 		in.Configurations = store.JSON(`{"inboundWebhookEnabled":false}`)
+		in.UpdatedAt = later
 		require.NoError(t, db.IntegrationUpdate(ctx, &in))
 		got := get(t, db, tn.A, in.ID)
 		require.Equal(t, "Renamed", got.Name)
@@ -257,7 +261,7 @@ func TestIntegrationUpdate(t *testing.T) {
 		require.False(t, get(t, db, tn.A, second.ID).Primary)
 		require.True(t, get(t, db, tn.A, in.ID).Primary)
 		stale := get(t, db, tn.A, in.ID)
-		_, err := db.IntegrationSetPrimary(ctx, tn.A, second.ID)
+		_, err := db.IntegrationSetPrimary(ctx, &store.IntegrationSetPrimaryParams{Scope: tn.A, ID: second.ID, Now: tn.Clock.Now()})
 		require.NoError(t, err)
 		stale.Name = "renamed from a stale read"
 		require.NoError(t, db.IntegrationUpdate(ctx, &stale))
@@ -277,7 +281,8 @@ func TestIntegrationDelete(t *testing.T) {
 		tn := setup(t, db)
 		in := create(t, db, newIntegration(tn.A, "sendgrid", "email", "main", true, 0))
 		at := tn.Clock.Advance(time.Minute)
-		require.NoError(t, db.IntegrationDelete(ctx, tn.A, in.ID, "member-7"))
+		require.NoError(t, db.IntegrationDelete(ctx, &store.IntegrationDeleteParams{Scope: tn.A, ID: in.ID, DeletedBy: "member-7",
+			Now: tn.Clock.Now()}))
 
 		var deleted, active, primary bool
 		var deletedAt int64
@@ -295,9 +300,10 @@ func TestIntegrationDelete(t *testing.T) {
 		list, err := db.IntegrationList(ctx, &store.IntegrationListParams{OrganizationID: tn.Org.ID})
 		require.NoError(t, err)
 		require.Empty(t, list)
-		require.ErrorIs(t, db.IntegrationDelete(ctx, tn.A, in.ID, "member-7"), store.ErrNotFound, "second delete")
+		require.ErrorIs(t, db.IntegrationDelete(ctx, &store.IntegrationDeleteParams{Scope: tn.A, ID: in.ID, DeletedBy: "member-7",
+			Now: tn.Clock.Now()}), store.ErrNotFound, "second delete")
 		require.ErrorIs(t, db.IntegrationUpdate(ctx, &in), store.ErrNotFound, "a deleted integration is not updated")
-		_, err = db.IntegrationSetPrimary(ctx, tn.A, in.ID)
+		_, err = db.IntegrationSetPrimary(ctx, &store.IntegrationSetPrimaryParams{Scope: tn.A, ID: in.ID, Now: tn.Clock.Now()})
 		require.ErrorIs(t, err, store.ErrNotFound)
 
 		next := create(t, db, newIntegration(tn.A, "mailgun", "email", "next", true, time.Second))
@@ -317,7 +323,7 @@ func TestIntegrationSetPrimary(t *testing.T) {
 		b1 := create(t, db, newIntegration(tn.B, "sendgrid", "email", "b1", true, 4))
 
 		for _, target := range []store.Integration{e2, e3, e1, e1} {
-			got, err := db.IntegrationSetPrimary(ctx, tn.A, target.ID)
+			got, err := db.IntegrationSetPrimary(ctx, &store.IntegrationSetPrimaryParams{Scope: tn.A, ID: target.ID, Now: tn.Clock.Now()})
 			require.NoError(t, err)
 			require.True(t, got.Primary)
 			require.True(t, got.Active, "a primary is active")
@@ -330,7 +336,7 @@ func TestIntegrationSetPrimary(t *testing.T) {
 		}
 		require.True(t, get(t, db, tn.A, e3.ID).Active, "made active when made primary, and stays so")
 
-		_, err := db.IntegrationSetPrimary(ctx, tn.A, id.New())
+		_, err := db.IntegrationSetPrimary(ctx, &store.IntegrationSetPrimaryParams{Scope: tn.A, ID: id.New(), Now: tn.Clock.Now()})
 		require.ErrorIs(t, err, store.ErrNotFound)
 	})
 }
@@ -351,7 +357,8 @@ func TestIntegrationPrimaryConcurrent(t *testing.T) {
 		require.Equal(t, 1, primaries(t, db, tn.A, "email"), "concurrent creates make one primary")
 
 		errs = parallel(n, func(i int) error {
-			_, err := db.IntegrationSetPrimary(t.Context(), tn.A, ins[i].ID)
+			_, err := db.IntegrationSetPrimary(t.Context(), &store.IntegrationSetPrimaryParams{Scope: tn.A, ID: ins[i].ID,
+				Now: tn.Clock.Now()})
 			return err
 		})
 		for _, err := range errs {
@@ -426,18 +433,21 @@ func TestIntegrationForCredentials(t *testing.T) {
 					}
 					in := create(t, db, newIntegration(scope, p, channel, provider+"-"+s.identifier, s.active, time.Duration(j)*time.Second))
 					if s.primary {
-						_, err := db.IntegrationSetPrimary(t.Context(), scope, in.ID)
+						_, err := db.IntegrationSetPrimary(t.Context(), &store.IntegrationSetPrimaryParams{Scope: scope,
+							ID: in.ID, Now: tn.Clock.Now()})
 						require.NoError(t, err)
 					}
 					if s.deleted {
-						require.NoError(t, db.IntegrationDelete(t.Context(), scope, in.ID, "m"))
+						require.NoError(t, db.IntegrationDelete(t.Context(), &store.IntegrationDeleteParams{Scope: scope,
+							ID: in.ID, DeletedBy: "m", Now: tn.Clock.Now()}))
 					}
 				}
 				ident := ""
 				if tc.identifier != "" {
 					ident = provider + "-" + tc.identifier
 				}
-				got, err := db.IntegrationForCredentials(t.Context(), tn.A, provider, ident)
+				got, err := db.IntegrationForCredentials(t.Context(), &store.IntegrationForCredentialsParams{Scope: tn.A,
+					ProviderID: provider, Identifier: ident})
 				if tc.want == "" {
 					require.ErrorIs(t, err, store.ErrNotFound)
 					return
@@ -477,18 +487,22 @@ func TestIntegrationEnvironmentIsolation(t *testing.T) {
 					return db.IntegrationUpdate(t.Context(), &in)
 				}},
 				{"delete", func(t *testing.T, s store.Scope) error {
-					return db.IntegrationDelete(t.Context(), s, orig.ID, "intruder")
+					return db.IntegrationDelete(t.Context(), &store.IntegrationDeleteParams{Scope: s, ID: orig.ID,
+						DeletedBy: "intruder", Now: tn.Clock.Now()})
 				}},
 				{"set primary", func(t *testing.T, s store.Scope) error {
-					_, err := db.IntegrationSetPrimary(t.Context(), s, orig.ID)
+					_, err := db.IntegrationSetPrimary(t.Context(), &store.IntegrationSetPrimaryParams{Scope: s, ID: orig.ID,
+						Now: tn.Clock.Now()})
 					return err
 				}},
 				{"for credentials by identifier", func(t *testing.T, s store.Scope) error {
-					_, err := db.IntegrationForCredentials(t.Context(), s, "sendgrid", "main")
+					_, err := db.IntegrationForCredentials(t.Context(), &store.IntegrationForCredentialsParams{Scope: s,
+						ProviderID: "sendgrid", Identifier: "main"})
 					return err
 				}},
 				{"for credentials by primary", func(t *testing.T, s store.Scope) error {
-					_, err := db.IntegrationForCredentials(t.Context(), s, "sendgrid", "")
+					_, err := db.IntegrationForCredentials(t.Context(), &store.IntegrationForCredentialsParams{Scope: s,
+						ProviderID: "sendgrid", Identifier: ""})
 					return err
 				}},
 			} {

@@ -27,7 +27,7 @@ func TestMaintainAnalyzesWithoutAutovacuum(t *testing.T) {
 	db := testdb.Open(t, "postgres")
 	tn := setup(t, db)
 	for i := range 300 {
-		upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: fmt.Sprintf("s%03d", i)})
+		upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: fmt.Sprintf("s%03d", i), Now: tn.Clock.Now()})
 	}
 	var autovacuum string
 	require.NoError(t, db.Reader().QueryRow("SELECT current_setting('autovacuum')").Scan(&autovacuum))

@@ -17,8 +17,7 @@ import (
 // which no count holds. It names no ids, so no statement grows with the
 // transaction.
 func (db *DB) MessageDeleteByTransaction(ctx context.Context, p *store.MessageDeleteByTransactionParams) (int, error) {
-	deleted := 0
-	now := db.now()
+	deleted, now := 0, p.Now
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		deleted = 0
 		if p.Channel == "" || p.Channel == "in_app" {

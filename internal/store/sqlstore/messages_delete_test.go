@@ -62,8 +62,9 @@ func requireCountsExact(t *testing.T, db *sqlstore.DB) {
 	require.Equal(t, want, countsRows(t, db))
 }
 
-func deleteByTx(ctx context.Context, db *sqlstore.DB, scope store.Scope, tx, channel string) (int, error) {
-	return db.MessageDeleteByTransaction(ctx, &store.MessageDeleteByTransactionParams{Scope: scope, TransactionID: tx, Channel: channel})
+func deleteByTx(ctx context.Context, db *sqlstore.DB, tn *tenant, tx, channel string) (int, error) {
+	return db.MessageDeleteByTransaction(ctx, &store.MessageDeleteByTransactionParams{Scope: tn.A, TransactionID: tx, Channel: channel,
+		Now: tn.Clock.Now()})
 }
 
 func TestMessageDeleteByTransaction(t *testing.T) {
@@ -79,38 +80,40 @@ func TestMessageDeleteByTransaction(t *testing.T) {
 			newMessage(tn.B, "tx-1", id.New(), "in_app", 6), // another environment's transaction of the same id
 		}
 		require.NoError(t, db.MessageBulkLoad(ctx, msgs))
-		_, err := db.MessageMarkAs(ctx, tn.A, ada, []string{msgs[0].ID}, store.MarkRead, time.Now())
+		_, err := db.MessageMarkAs(ctx, &store.MessageMarkAsParams{Scope: tn.A, SubscriberID: ada, IDs: []string{msgs[0].ID},
+			MarkAs: store.MarkRead, Now: time.Now()})
 		require.NoError(t, err)
-		_, err = db.MessageMarkAs(ctx, tn.A, bob, []string{msgs[2].ID}, store.MarkSeen, time.Now())
+		_, err = db.MessageMarkAs(ctx, &store.MessageMarkAsParams{Scope: tn.A, SubscriberID: bob, IDs: []string{msgs[2].ID},
+			MarkAs: store.MarkSeen, Now: time.Now()})
 		require.NoError(t, err)
 
 		for _, c := range []struct {
 			name, tx, channel string
 		}{{"unknown transaction", "tx-9", ""}, {"a channel it has none of", "tx-1", "sms"}, {"the tool channel", "tx-1", "tool"}} {
-			_, err := deleteByTx(ctx, db, tn.A, c.tx, c.channel)
+			_, err := deleteByTx(ctx, db, tn, c.tx, c.channel)
 			require.ErrorIs(t, err, store.ErrNotFound, c.name)
 		}
 
-		n, err := deleteByTx(ctx, db, tn.A, "tx-1", "email")
+		n, err := deleteByTx(ctx, db, tn, "tx-1", "email")
 		require.NoError(t, err)
 		require.Equal(t, 1, n, "only the channel asked for")
 		require.Equal(t, 3, count(t, db, "SELECT count(*) FROM messages WHERE transaction_id = 'tx-1' AND environment_id = $1 AND deleted = false", tn.A.EnvironmentID))
 
 		at := tn.Clock.Advance(time.Minute)
-		n, err = deleteByTx(ctx, db, tn.A, "tx-1", "")
+		n, err = deleteByTx(ctx, db, tn, "tx-1", "")
 		require.NoError(t, err)
 		require.Equal(t, 3, n)
 		require.Equal(t, 4, count(t, db, "SELECT count(*) FROM messages WHERE deleted = true AND transaction_id = 'tx-1'"),
 			"soft deleted, the other environment's kept")
 		require.Equal(t, 3, count(t, db, "SELECT count(*) FROM messages WHERE deleted = true AND updated_at = $1 AND channel = 'in_app'", at.UnixMilli()))
-		_, err = deleteByTx(ctx, db, tn.A, "tx-1", "")
+		_, err = deleteByTx(ctx, db, tn, "tx-1", "")
 		require.ErrorIs(t, err, store.ErrNotFound, "nothing left to delete")
 
-		page, err := db.MessageFeed(ctx, &store.FeedParams{Scope: tn.A, SubscriberID: ada, Limit: 10})
+		page, err := db.MessageFeed(ctx, &store.FeedParams{Scope: tn.A, SubscriberID: ada, Limit: 10, Now: tn.Clock.Now()})
 		require.NoError(t, err)
 		require.Len(t, page.Messages, 1)
 		require.Equal(t, msgs[4].ID, page.Messages[0].ID, "the other transaction's message stays in the feed")
-		unseen, err := db.MessageUnseenCount(ctx, tn.A, bob)
+		unseen, err := db.MessageUnseenCount(ctx, &store.MessageUnseenCountParams{Scope: tn.A, SubscriberID: bob, Now: tn.Clock.Now()})
 		require.NoError(t, err)
 		require.Zero(t, unseen)
 		requireCountsExact(t, db)
@@ -145,12 +148,13 @@ func TestMessageDeleteByTransactionLarge(t *testing.T) {
 				defer wg.Done()
 				for i := w; i < 120; i += 3 {
 					m := msgs[i*7%len(msgs)]
-					_, err := db.MessageMarkAs(ctx, tn.A, m.SubscriberID, []string{m.ID}, store.MarkRead, time.Now())
+					_, err := db.MessageMarkAs(ctx, &store.MessageMarkAsParams{Scope: tn.A, SubscriberID: m.SubscriberID,
+						IDs: []string{m.ID}, MarkAs: store.MarkRead, Now: time.Now()})
 					require.NoError(t, err)
 				}
 			}()
 		}
-		n, err := deleteByTx(ctx, db, tn.A, "broadcast", "in_app")
+		n, err := deleteByTx(ctx, db, tn, "broadcast", "in_app")
 		wg.Wait()
 		require.NoError(t, err)
 		require.Equal(t, 1300, n)

@@ -63,7 +63,7 @@ func TestMigrateSQLiteTwice(t *testing.T) {
 	db, err := sqlstore.OpenSQLite(ctx, path, testdb.Keys(t))
 	require.NoError(t, err)
 	tn := setup(t, db)
-	upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "kept"})
+	upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "kept", Now: tn.Clock.Now()})
 	first := appliedMigrations(t, db)
 	require.Len(t, first, len(migrationNames(t, "sqlite")), "every migration applied once")
 	require.NoError(t, db.Close())

@@ -188,7 +188,8 @@ func (db *DB) claimedPreferences(ctx context.Context, jobs []store.Job) (map[[2]
 
 // ChannelChoices implements store.Preferences with the query a claimed
 // batch uses (claimedPreferences).
-func (db *DB) ChannelChoices(ctx context.Context, scope store.Scope, subscriberIDs []string, workflowID string) (map[string]store.ChannelChoices, error) {
+func (db *DB) ChannelChoices(ctx context.Context, p *store.ChannelChoicesParams) (map[string]store.ChannelChoices, error) {
+	subscriberIDs, workflowID := p.SubscriberIDs, p.WorkflowID
 	jobs := make([]store.Job, len(subscriberIDs))
 	for i, s := range subscriberIDs {
 		jobs[i] = store.Job{SubscriberID: s, WorkflowID: workflowID, Type: "in_app"}

@@ -63,7 +63,7 @@ func TestSubscriberPreferenceUpdate(t *testing.T) {
 			testdb.ForEach(t, func(t *testing.T, db *sqlstore.DB) {
 				ctx := t.Context()
 				tn := setup(t, db)
-				ada, _ := upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "ada"})
+				ada, _ := upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "ada", Now: tn.Clock.Now()})
 				var last store.SubscriberPreferences
 				for i, changes := range tc.updates {
 					now := base.Add(time.Duration(i) * time.Second)
@@ -106,7 +106,7 @@ func TestSubscriberPreferenceTimesAndScope(t *testing.T) {
 	testdb.ForEach(t, func(t *testing.T, db *sqlstore.DB) {
 		ctx := t.Context()
 		tn := setup(t, db)
-		upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "ada"})
+		upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "ada", Now: tn.Clock.Now()})
 		wf := id.New()
 		update := func(scope store.Scope, sid string, now time.Time, changes ...store.PreferenceChange) (store.SubscriberPreferences, error) {
 			return db.SubscriberPreferenceUpdate(ctx, &store.SubscriberPreferenceUpdateParams{Scope: scope, SubscriberID: sid,
@@ -131,12 +131,12 @@ func TestSubscriberPreferenceTimesAndScope(t *testing.T) {
 		require.ErrorIs(t, err, store.ErrNotFound)
 		_, err = update(tn.A, "nobody", later)
 		require.ErrorIs(t, err, store.ErrNotFound)
-		require.NoError(t, db.SubscriberDelete(ctx, tn.A, "ada"))
+		require.NoError(t, db.SubscriberDelete(ctx, &store.SubscriberDeleteParams{Scope: tn.A, SubscriberID: "ada", Now: tn.Clock.Now()}))
 		_, err = db.SubscriberPreferenceGet(ctx, &store.SubscriberPreferenceGetParams{Scope: tn.A, SubscriberID: "ada"})
 		require.ErrorIs(t, err, store.ErrNotFound)
 
 		// A subscriber created again under the same subscriberId starts afresh.
-		upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "ada"})
+		upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "ada", Now: tn.Clock.Now()})
 		got, err := db.SubscriberPreferenceGet(ctx, &store.SubscriberPreferenceGetParams{Scope: tn.A, SubscriberID: "ada"})
 		require.NoError(t, err)
 		require.Nil(t, got.Global)
@@ -150,7 +150,7 @@ func TestSubscriberPreferenceConcurrentUpdates(t *testing.T) {
 	t.Parallel()
 	testdb.ForEach(t, func(t *testing.T, db *sqlstore.DB) {
 		tn := setup(t, db)
-		upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "ada"})
+		upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "ada", Now: tn.Clock.Now()})
 		wf := id.New()
 		channels := []string{"in_app", "email", "sms", "chat", "push"}
 		errs := parallel(len(channels), func(i int) error {
@@ -187,7 +187,7 @@ func TestJobClaimLoadsPreferences(t *testing.T) {
 		var subs []string
 		for i := range 4 {
 			sid := fmt.Sprintf("sub-%d", i)
-			upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: sid})
+			upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: sid, Now: tn.Clock.Now()})
 			subs = append(subs, sid)
 		}
 		set := func(sid, wf string, ch map[string]bool) {

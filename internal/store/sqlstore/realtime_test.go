@@ -39,7 +39,7 @@ func TestOnInboxChange(t *testing.T) {
 		}
 		subs := map[string]string{}
 		for _, sid := range []string{"hook-a", "hook-b"} {
-			s, _, err := db.SubscriberUpsert(ctx, &store.SubscriberUpsertParams{Scope: scope, SubscriberID: sid})
+			s, _, err := db.SubscriberUpsert(ctx, &store.SubscriberUpsertParams{Scope: scope, SubscriberID: sid, Now: time.Now()})
 			require.NoError(t, err)
 			subs[sid] = s.ID
 		}
@@ -71,7 +71,8 @@ func TestOnInboxChange(t *testing.T) {
 		require.NoError(t, err)
 		require.Empty(t, other)
 
-		n, err := db.MessageDeleteByTransaction(ctx, &store.MessageDeleteByTransactionParams{Scope: scope, TransactionID: "tx-1"})
+		n, err := db.MessageDeleteByTransaction(ctx, &store.MessageDeleteByTransactionParams{Scope: scope, TransactionID: "tx-1",
+			Now: time.Now()})
 		require.NoError(t, err)
 		require.Equal(t, 2, n)
 		require.Equal(t, []store.InboxChange{{EnvironmentID: envID, SubscriberIDs: []string{subs["hook-a"]}}}, take())

@@ -54,7 +54,8 @@ func TestSubscriberSearchFilters(t *testing.T) {
 			store.Subscriber{ID: id.New(), OrganizationID: tn.Org.ID, EnvironmentID: tn.EnvB.ID, SubscriberID: "sub-1",
 				Email: ptr("alice@example.com"), Phone: ptr("+1 555 0100"), FirstName: ptr("Ada"), LastName: ptr("Lovelace"), CreatedAt: base, UpdatedAt: base})
 		require.NoError(t, db.SubscriberBulkLoad(ctx, subs))
-		require.NoError(t, db.SubscriberDelete(ctx, tn.A, "deleted"))
+		require.NoError(t, db.SubscriberDelete(ctx, &store.SubscriberDeleteParams{Scope: tn.A, SubscriberID: "deleted",
+			Now: tn.Clock.Now()}))
 
 		for _, tc := range []struct {
 			name                          string
@@ -293,7 +294,7 @@ func TestSubscriberSearchCountCap(t *testing.T) {
 		require.False(t, res.TotalCountCapped)
 
 		// Exactly at the cap is not capped.
-		require.NoError(t, db.SubscriberDelete(ctx, tn.A, "c0"))
+		require.NoError(t, db.SubscriberDelete(ctx, &store.SubscriberDeleteParams{Scope: tn.A, SubscriberID: "c0", Now: tn.Clock.Now()}))
 		res, err = db.SubscriberSearch(ctx, &store.SubscriberSearchParams{Scope: tn.A, OrderBy: store.OrderByCreatedAt, Descending: true, Limit: 10})
 		require.NoError(t, err)
 		require.Equal(t, store.TotalCountCap, res.TotalCount)

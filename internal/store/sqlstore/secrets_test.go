@@ -58,7 +58,8 @@ func TestIntegrationSecretConfigurations(t *testing.T) {
 				require.JSONEq(t, string(in.Configurations), string(it.Configurations))
 			}
 		}
-		primary, err := db.IntegrationSetPrimary(t.Context(), tn.A, in.ID)
+		primary, err := db.IntegrationSetPrimary(t.Context(), &store.IntegrationSetPrimaryParams{Scope: tn.A, ID: in.ID,
+			Now: tn.Clock.Now()})
 		require.NoError(t, err)
 		require.JSONEq(t, string(in.Configurations), string(primary.Configurations))
 
@@ -146,7 +147,8 @@ func TestSecretRotate(t *testing.T) {
 		withSecret.Configurations = store.JSON(`{"inboundWebhookEnabled":true,"inboundWebhookSigningKey":"` + signingKey + `"}`)
 		withSecret = create(t, db, withSecret)
 		deleted := create(t, db, newIntegration(tn.B, "sendgrid", "email", "gone", true, time.Second))
-		require.NoError(t, db.IntegrationDelete(ctx, tn.B, deleted.ID, "me"))
+		require.NoError(t, db.IntegrationDelete(ctx, &store.IntegrationDeleteParams{Scope: tn.B, ID: deleted.ID, DeletedBy: "me",
+			Now: tn.Clock.Now()}))
 		bare := newIntegration(tn.A, "svc", "in_app", "inbox", true, 2*time.Second)
 		bare.Credentials = nil
 		bare = create(t, db, bare)
@@ -156,10 +158,11 @@ func TestSecretRotate(t *testing.T) {
 		require.NoError(t, err)
 		// Stored answers: a session's (sealed) and an API key's (in the clear).
 		for _, k := range []struct{ key, body string }{{"session", old.Seal([]byte(`{"credentials":{"apiKey":"x"}}`))}, {"apikey", `{"ok":true}`}} {
-			_, started, err := db.IdempotencyBegin(ctx, tn.EnvA.ID, k.key, "h", base)
+			_, started, err := db.IdempotencyBegin(ctx, &store.IdempotencyBeginParams{Scope: tn.A, Key: k.key, RequestHash: "h", Now: base})
 			require.NoError(t, err)
 			require.True(t, started)
-			require.NoError(t, db.IdempotencyFinish(ctx, tn.EnvA.ID, k.key, 201, []byte(k.body)))
+			require.NoError(t, db.IdempotencyFinish(ctx, &store.IdempotencyFinishParams{Scope: tn.A, Key: k.key, Status: 201,
+				Body: []byte(k.body)}))
 		}
 		before := rawString(t, db, "SELECT credentials FROM integrations WHERE id = $1", withSecret.ID)
 
@@ -189,13 +192,14 @@ func TestSecretRotate(t *testing.T) {
 		require.NoError(t, err, "deleted integrations are re-encrypted too")
 		require.JSONEq(t, string(deleted.Credentials), string(plain))
 
-		rec, started, err := rotated.IdempotencyBegin(ctx, tn.EnvA.ID, "session", "h", base)
+		rec, started, err := rotated.IdempotencyBegin(ctx, &store.IdempotencyBeginParams{Scope: tn.A, Key: "session",
+			RequestHash: "h", Now: base})
 		require.NoError(t, err)
 		require.False(t, started)
 		plain, err = next.Open(string(rec.Body))
 		require.NoError(t, err)
 		require.JSONEq(t, `{"credentials":{"apiKey":"x"}}`, string(plain))
-		rec, _, err = rotated.IdempotencyBegin(ctx, tn.EnvA.ID, "apikey", "h", base)
+		rec, _, err = rotated.IdempotencyBegin(ctx, &store.IdempotencyBeginParams{Scope: tn.A, Key: "apikey", RequestHash: "h", Now: base})
 		require.NoError(t, err)
 		require.JSONEq(t, `{"ok":true}`, string(rec.Body), "answers in the clear are left alone")
 	})

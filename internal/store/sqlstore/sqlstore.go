@@ -54,7 +54,6 @@ type DB struct {
 
 	keys      ttlCache[keyAndEnv]
 	workflows ttlCache[store.Workflow]
-	now       func() time.Time
 	closers   []func() error
 }
 
@@ -81,7 +80,7 @@ func OpenSQLite(ctx context.Context, path string, sealer Sealer) (*DB, error) {
 	}
 	r.SetMaxOpenConns(8)
 	r.SetMaxIdleConns(8)
-	db := &DB{w: w, r: r, d: sqliteDialect, sealer: sealer, now: time.Now, closers: []func() error{r.Close, w.Close},
+	db := &DB{w: w, r: r, d: sqliteDialect, sealer: sealer, closers: []func() error{r.Close, w.Close},
 		gate: &writeGate{slots: 1, shared: true}}
 	db.initCaches()
 	if err := db.migrate(ctx); err != nil {
@@ -101,7 +100,7 @@ func OpenPostgres(ctx context.Context, url string, sealer Sealer) (*DB, error) {
 	p.SetMaxOpenConns(32)
 	p.SetMaxIdleConns(32)
 	p.SetConnMaxIdleTime(5 * time.Minute)
-	db := &DB{w: p, r: p, d: postgresDialect, sealer: sealer, url: url, now: time.Now, closers: []func() error{p.Close},
+	db := &DB{w: p, r: p, d: postgresDialect, sealer: sealer, url: url, closers: []func() error{p.Close},
 		gate: &writeGate{slots: postgresAPIWriters()}}
 	db.initCaches()
 	if err := db.migrate(ctx); err != nil {
@@ -123,9 +122,6 @@ func (db *DB) Writer() *sql.DB { return db.w }
 
 // Reader returns the pool that reads.
 func (db *DB) Reader() *sql.DB { return db.r }
-
-// SetClock replaces the store's clock (tests).
-func (db *DB) SetClock(now func() time.Time) { db.now = now }
 
 // Ping implements store.Store.
 func (db *DB) Ping(ctx context.Context) error { return db.r.PingContext(ctx) }
@@ -199,7 +195,7 @@ func (db *DB) migrate(ctx context.Context) error {
 			return fmt.Errorf("sqlstore: migration %s: %w", e.Name(), err)
 		}
 		if _, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)",
-			version, db.now().UnixMilli()); err != nil {
+			version, time.Now().UnixMilli()); err != nil {
 			tx.Rollback() //nolint:errcheck
 			return fmt.Errorf("sqlstore: %w", err)
 		}

@@ -36,7 +36,7 @@ func TestJobStats(t *testing.T) {
 		require.NoError(t, db.WorkflowCreate(ctx, &wf))
 		for i := range 6 {
 			sid := fmt.Sprintf("sub-%d", i)
-			upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: sid})
+			upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: sid, Now: tn.Clock.Now()})
 			_, err := db.Trigger(ctx, &store.TriggerParams{Scope: tn.A, Workflow: wf, TransactionID: "tx-" + sid,
 				Recipients: []store.Recipient{{SubscriberID: sid}}, Payload: store.JSON(`{}`),
 				ProviderFor: func(string) string { return "svc" }, Now: base.Add(time.Duration(i) * time.Second)})

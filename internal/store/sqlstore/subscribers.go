@@ -55,7 +55,7 @@ func nullJSON(v store.JSON) any {
 // SubscriberUpsert implements store.Subscribers. Creation and update are one
 // statement, so concurrent creates of one subscriberId yield one subscriber.
 func (db *DB) SubscriberUpsert(ctx context.Context, p *store.SubscriberUpsertParams) (store.Subscriber, bool, error) {
-	return db.subscriberUpsert(ctx, db.w, p, db.now())
+	return db.subscriberUpsert(ctx, db.w, p, p.Now)
 }
 
 // querier is what both *sql.DB and *sql.Tx offer.
@@ -127,9 +127,9 @@ func (db *DB) SubscriberGet(ctx context.Context, scope store.Scope, subscriberID
 }
 
 // SubscriberDelete implements store.Subscribers.
-func (db *DB) SubscriberDelete(ctx context.Context, scope store.Scope, subscriberID string) error {
+func (db *DB) SubscriberDelete(ctx context.Context, p *store.SubscriberDeleteParams) error {
 	res, err := db.exec(ctx, "UPDATE subscribers SET deleted = true, updated_at = $1"+
-		" WHERE environment_id = $2 AND subscriber_id = $3 AND deleted = false", ms(db.now()), scope.EnvironmentID, subscriberID)
+		" WHERE environment_id = $2 AND subscriber_id = $3 AND deleted = false", ms(p.Now), p.EnvironmentID, p.SubscriberID)
 	if err != nil {
 		return err
 	}
@@ -265,7 +265,7 @@ func cursorOf(order store.SubscriberOrder, s store.Subscriber) store.Cursor {
 
 // SubscriberChannelUpdate implements store.Subscribers.
 func (db *DB) SubscriberChannelUpdate(ctx context.Context, p *store.ChannelUpdate) (store.Subscriber, error) {
-	return db.subscriberChannelsChange(ctx, p.Scope, p.SubscriberID, func(chs []store.ChannelSettings) ([]store.ChannelSettings, error) {
+	return db.subscriberChannelsChange(ctx, p.Scope, p.SubscriberID, p.Now, func(chs []store.ChannelSettings) ([]store.ChannelSettings, error) {
 		in := p.Channel
 		i := slices.IndexFunc(chs, func(c store.ChannelSettings) bool { return c.IntegrationID == in.IntegrationID })
 		if i < 0 {
@@ -305,14 +305,15 @@ func mergeCredentials(dst *store.ChannelCredentials, src store.ChannelCredential
 }
 
 // SubscriberChannelDelete implements store.Subscribers.
-func (db *DB) SubscriberChannelDelete(ctx context.Context, scope store.Scope, subscriberID, providerID string) (store.Subscriber, error) {
-	return db.subscriberChannelsChange(ctx, scope, subscriberID, func(chs []store.ChannelSettings) ([]store.ChannelSettings, error) {
-		return slices.DeleteFunc(chs, func(c store.ChannelSettings) bool { return c.ProviderID == providerID }), nil
+func (db *DB) SubscriberChannelDelete(ctx context.Context, p *store.SubscriberChannelDeleteParams) (store.Subscriber, error) {
+	return db.subscriberChannelsChange(ctx, p.Scope, p.SubscriberID, p.Now, func(chs []store.ChannelSettings) ([]store.ChannelSettings, error) {
+		return slices.DeleteFunc(chs, func(c store.ChannelSettings) bool { return c.ProviderID == p.ProviderID }), nil
 	})
 }
 
-// subscriberChannelsChange is a locked read-modify-write of one subscriber's channels.
-func (db *DB) subscriberChannelsChange(ctx context.Context, scope store.Scope, subscriberID string,
+// subscriberChannelsChange is a locked read-modify-write of one subscriber's
+// channels, at now.
+func (db *DB) subscriberChannelsChange(ctx context.Context, scope store.Scope, subscriberID string, now time.Time,
 	change func([]store.ChannelSettings) ([]store.ChannelSettings, error)) (store.Subscriber, error) {
 	var out store.Subscriber
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
@@ -338,7 +339,7 @@ func (db *DB) subscriberChannelsChange(ctx context.Context, scope store.Scope, s
 			return err
 		}
 		out, err = scanSubscriber(tx.QueryRowContext(ctx, "UPDATE subscribers SET channels = $1, version = version + 1,"+
-			" updated_at = $2 WHERE id = $3 RETURNING "+subscriberCols, string(enc), ms(db.now()), rowID))
+			" updated_at = $2 WHERE id = $3 RETURNING "+subscriberCols, string(enc), ms(now), rowID))
 		return err
 	})
 	return out, err
@@ -371,16 +372,16 @@ func (db *DB) SubscriberGetMany(ctx context.Context, scope store.Scope, subscrib
 }
 
 // SubscriberTokensRemove implements store.Subscribers.
-func (db *DB) SubscriberTokensRemove(ctx context.Context, scope store.Scope, subscriberID, integrationID string, tokens []string) (int, error) {
+func (db *DB) SubscriberTokensRemove(ctx context.Context, p *store.SubscriberTokensRemoveParams) (int, error) {
 	removed := 0
-	_, err := db.subscriberChannelsChange(ctx, scope, subscriberID, func(chs []store.ChannelSettings) ([]store.ChannelSettings, error) {
+	_, err := db.subscriberChannelsChange(ctx, p.Scope, p.SubscriberID, p.Now, func(chs []store.ChannelSettings) ([]store.ChannelSettings, error) {
 		for i := range chs {
-			if chs[i].IntegrationID != integrationID {
+			if chs[i].IntegrationID != p.IntegrationID {
 				continue
 			}
 			before := len(chs[i].Credentials.DeviceTokens)
 			chs[i].Credentials.DeviceTokens = slices.DeleteFunc(chs[i].Credentials.DeviceTokens,
-				func(t string) bool { return slices.Contains(tokens, t) })
+				func(t string) bool { return slices.Contains(p.Tokens, t) })
 			removed += before - len(chs[i].Credentials.DeviceTokens)
 		}
 		return chs, nil

@@ -95,7 +95,7 @@ func (db *DB) SubscriberBulkUpsert(ctx context.Context, p *store.SubscriberBulkU
 		}
 		groups[m] = append(groups[m], r)
 	}
-	now := ms(db.now())
+	now := ms(p.Now)
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		if err := db.lockSubscriberIDs(ctx, tx, p.EnvironmentID, rows); err != nil {
 			return err
@@ -176,5 +176,5 @@ func (db *DB) SubscriberSetOnline(ctx context.Context, p *store.SubscriberOnline
 	return execRow(ctx, db, scanSubscriber, "UPDATE subscribers SET is_online = $1,"+
 		" last_online_at = CASE WHEN $1 THEN last_online_at ELSE $2 END, version = version + 1, updated_at = $2"+
 		" WHERE environment_id = $3 AND subscriber_id = $4 AND deleted = false RETURNING "+subscriberCols,
-		p.Online, ms(db.now()), p.EnvironmentID, p.SubscriberID)
+		p.Online, ms(p.Now), p.EnvironmentID, p.SubscriberID)
 }

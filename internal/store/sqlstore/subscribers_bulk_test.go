@@ -33,9 +33,10 @@ func data(v string) func(*store.SubscriberUpsertParams) {
 	return func(p *store.SubscriberUpsertParams) { p.DataSet, p.Data = true, store.JSON(v) }
 }
 
-func bulk(t *testing.T, db *sqlstore.DB, scope store.Scope, items ...store.SubscriberUpsertParams) []bool {
+// bulk upserts items in an environment of tn at tn's clock.
+func bulk(t *testing.T, db *sqlstore.DB, tn *tenant, scope store.Scope, items ...store.SubscriberUpsertParams) []bool {
 	t.Helper()
-	created, err := db.SubscriberBulkUpsert(t.Context(), &store.SubscriberBulkUpsertParams{Scope: scope, Items: items})
+	created, err := db.SubscriberBulkUpsert(t.Context(), &store.SubscriberBulkUpsertParams{Scope: scope, Items: items, Now: tn.Clock.Now()})
 	require.NoError(t, err)
 	require.Len(t, created, len(items))
 	return created
@@ -47,12 +48,12 @@ func TestSubscriberBulkUpsert(t *testing.T) {
 		ctx := t.Context()
 		tn := setup(t, db)
 		ada, _ := upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "ada", FirstName: set("Ada"),
-			Email: set("ada@example.com"), Phone: set("+1555")})
-		gone, _ := upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "gone"})
-		require.NoError(t, db.SubscriberDelete(ctx, tn.A, "gone"))
+			Email: set("ada@example.com"), Phone: set("+1555"), Now: tn.Clock.Now()})
+		gone, _ := upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "gone", Now: tn.Clock.Now()})
+		require.NoError(t, db.SubscriberDelete(ctx, &store.SubscriberDeleteParams{Scope: tn.A, SubscriberID: "gone", Now: tn.Clock.Now()}))
 		at := tn.Clock.Advance(time.Minute)
 
-		created := bulk(t, db, tn.A,
+		created := bulk(t, db, tn, tn.A,
 			item("ada", email(null)),                      // only email changes: cleared
 			item("new", firstName("Nu"), data(`{"p":1}`)), // created
 			item("new", email(set("nu@example.com"))),     // the same subscriber, changed again
@@ -92,7 +93,7 @@ func TestSubscriberBulkUpsert(t *testing.T) {
 		require.Empty(t, plain.Channels)
 
 		// Environments are apart: the same ids in B are new subscribers there.
-		require.Equal(t, []bool{true, true}, bulk(t, db, tn.B, item("ada", firstName("Other")), item("new")))
+		require.Equal(t, []bool{true, true}, bulk(t, db, tn, tn.B, item("ada", firstName("Other")), item("new")))
 		got, err = db.SubscriberGet(ctx, tn.A, "ada")
 		require.NoError(t, err)
 		require.Equal(t, "Ada", *got.FirstName)
@@ -113,13 +114,13 @@ func TestSubscriberBulkUpsertMany(t *testing.T) {
 				items[i].Email = set(fmt.Sprintf("u%d@example.com", i))
 			}
 		}
-		for _, c := range bulk(t, db, tn.A, items...) {
+		for _, c := range bulk(t, db, tn, tn.A, items...) {
 			require.True(t, c)
 		}
 		for i := range items {
 			items[i].FirstName = set(fmt.Sprint("G", i))
 		}
-		for _, c := range bulk(t, db, tn.A, items...) {
+		for _, c := range bulk(t, db, tn, tn.A, items...) {
 			require.False(t, c)
 		}
 		require.Equal(t, 500, count(t, db, "SELECT count(*) FROM subscribers WHERE environment_id = $1", tn.A.EnvironmentID))
@@ -153,14 +154,15 @@ func TestSubscriberBulkUpsertConcurrent(t *testing.T) {
 			if c >= calls { // single upserts beside them
 				for i := range ids {
 					if _, _, err := db.SubscriberUpsert(ctx, &store.SubscriberUpsertParams{Scope: tn.A,
-						SubscriberID: fmt.Sprint("c-", i), LastName: set("single")}); err != nil {
+						SubscriberID: fmt.Sprint("c-", i), LastName: set("single"), Now: tn.Clock.Now()}); err != nil {
 						return err
 					}
 				}
 				return nil
 			}
 			var err error
-			results[c], err = db.SubscriberBulkUpsert(ctx, &store.SubscriberBulkUpsertParams{Scope: tn.A, Items: batches[c]})
+			results[c], err = db.SubscriberBulkUpsert(ctx, &store.SubscriberBulkUpsertParams{Scope: tn.A, Items: batches[c],
+				Now: tn.Clock.Now()})
 			return err
 		})
 		for _, err := range errs {
@@ -188,11 +190,12 @@ func TestSubscriberSetOnline(t *testing.T) {
 	testdb.ForEach(t, func(t *testing.T, db *sqlstore.DB) {
 		ctx := t.Context()
 		tn := setup(t, db)
-		ada, _ := upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "ada"})
+		ada, _ := upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "ada", Now: tn.Clock.Now()})
 		require.Nil(t, ada.IsOnline)
 
 		at := tn.Clock.Advance(time.Minute)
-		s, err := db.SubscriberSetOnline(ctx, &store.SubscriberOnlineParams{Scope: tn.A, SubscriberID: "ada", Online: true})
+		s, err := db.SubscriberSetOnline(ctx, &store.SubscriberOnlineParams{Scope: tn.A, SubscriberID: "ada", Online: true,
+			Now: tn.Clock.Now()})
 		require.NoError(t, err)
 		require.True(t, *s.IsOnline)
 		require.Nil(t, s.LastOnlineAt, "never offline yet")
@@ -200,13 +203,15 @@ func TestSubscriberSetOnline(t *testing.T) {
 		require.True(t, s.UpdatedAt.Equal(at))
 
 		off := tn.Clock.Advance(time.Minute)
-		s, err = db.SubscriberSetOnline(ctx, &store.SubscriberOnlineParams{Scope: tn.A, SubscriberID: "ada", Online: false})
+		s, err = db.SubscriberSetOnline(ctx, &store.SubscriberOnlineParams{Scope: tn.A, SubscriberID: "ada", Online: false,
+			Now: tn.Clock.Now()})
 		require.NoError(t, err)
 		require.False(t, *s.IsOnline)
 		require.True(t, s.LastOnlineAt.Equal(off), "going offline records the time")
 
 		tn.Clock.Advance(time.Minute)
-		s, err = db.SubscriberSetOnline(ctx, &store.SubscriberOnlineParams{Scope: tn.A, SubscriberID: "ada", Online: true})
+		s, err = db.SubscriberSetOnline(ctx, &store.SubscriberOnlineParams{Scope: tn.A, SubscriberID: "ada", Online: true,
+			Now: tn.Clock.Now()})
 		require.NoError(t, err)
 		require.True(t, *s.IsOnline)
 		require.True(t, s.LastOnlineAt.Equal(off), "going online keeps the last offline time")
@@ -218,7 +223,8 @@ func TestSubscriberSetOnline(t *testing.T) {
 			scope store.Scope
 			sid   string
 		}{{tn.A, "nobody"}, {tn.B, "ada"}} {
-			_, err = db.SubscriberSetOnline(ctx, &store.SubscriberOnlineParams{Scope: c.scope, SubscriberID: c.sid, Online: true})
+			_, err = db.SubscriberSetOnline(ctx, &store.SubscriberOnlineParams{Scope: c.scope, SubscriberID: c.sid, Online: true,
+				Now: tn.Clock.Now()})
 			require.ErrorIs(t, err, store.ErrNotFound)
 		}
 	})
@@ -246,7 +252,8 @@ func BenchmarkSubscriberBulkUpsert(b *testing.B) {
 						LastName: set("L"), Email: set(fmt.Sprintf("u%d@example.com", k)), Locale: set("en-GB"), Timezone: set("Europe/London"),
 						DataSet: true, Data: store.JSON(`{"plan":"pro"}`)}
 				}
-				if _, err := db.SubscriberBulkUpsert(b.Context(), &store.SubscriberBulkUpsertParams{Scope: scope, Items: items}); err != nil {
+				if _, err := db.SubscriberBulkUpsert(b.Context(), &store.SubscriberBulkUpsertParams{Scope: scope, Items: items,
+					Now: time.Now()}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -26,6 +26,7 @@ func TestSubscriberUpsertCreateThenUpdate(t *testing.T) {
 			FirstName: set("Ada"), LastName: set("Lovelace"), Email: set("ada@example.com"), Phone: set("+44 20 7946 0000"),
 			Avatar: set("https://example.com/a.png"), Locale: set("en-GB"), Timezone: set("Europe/London"),
 			DataSet: true, Data: store.JSON(`{"plan":"pro","seats":3}`),
+			Now: tn.Clock.Now(),
 		})
 		require.True(t, created)
 		require.True(t, id.Valid(s.ID), s.ID)
@@ -45,6 +46,7 @@ func TestSubscriberUpsertCreateThenUpdate(t *testing.T) {
 		later := tn.Clock.Advance(time.Minute)
 		u, created := upsert(t, db, store.SubscriberUpsertParams{
 			Scope: tn.A, SubscriberID: "ada", FirstName: set("Augusta Ada"), Phone: null,
+			Now: tn.Clock.Now(),
 		})
 		require.False(t, created)
 		require.Equal(t, s.ID, u.ID)
@@ -59,15 +61,16 @@ func TestSubscriberUpsertCreateThenUpdate(t *testing.T) {
 		require.Equal(t, later, u.UpdatedAt)
 
 		// data is replaced as a whole when sent, and cleared by null.
-		u, _ = upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "ada", DataSet: true, Data: store.JSON(`{"seats":4}`)})
+		u, _ = upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "ada", DataSet: true,
+			Data: store.JSON(`{"seats":4}`), Now: tn.Clock.Now()})
 		require.JSONEq(t, `{"seats":4}`, string(u.Data))
 		require.Equal(t, int64(2), u.Version)
-		u, _ = upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "ada", DataSet: true})
+		u, _ = upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "ada", DataSet: true, Now: tn.Clock.Now()})
 		require.Nil(t, u.Data)
 		require.Equal(t, int64(3), u.Version)
 
 		// An upsert that sends nothing still counts as an update.
-		u, created = upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "ada"})
+		u, created = upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "ada", Now: tn.Clock.Now()})
 		require.False(t, created)
 		require.Equal(t, int64(4), u.Version)
 		require.Equal(t, ptr("Augusta Ada"), u.FirstName)
@@ -92,7 +95,8 @@ func TestSubscriberUpsertModes(t *testing.T) {
 	testdb.ForEach(t, func(t *testing.T, db *sqlstore.DB) {
 		ctx := t.Context()
 		tn := setup(t, db)
-		orig, _ := upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "u1", Email: set("u1@example.com")})
+		orig, _ := upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "u1", Email: set("u1@example.com"),
+			Now: tn.Clock.Now()})
 
 		for _, tc := range []struct {
 			name    string
@@ -102,12 +106,15 @@ func TestSubscriberUpsertModes(t *testing.T) {
 		}{
 			{name: "fail if exists on an existing subscriber", p: store.SubscriberUpsertParams{
 				Scope: tn.A, SubscriberID: "u1", Email: set("changed@example.com"), FailIfExists: true,
+				Now: tn.Clock.Now(),
 			}, wantErr: store.ErrConflict},
 			{name: "update only on an absent subscriber", p: store.SubscriberUpsertParams{
 				Scope: tn.A, SubscriberID: "absent", Email: set("x@example.com"), UpdateOnly: true,
+				Now: tn.Clock.Now(),
 			}, wantErr: store.ErrNotFound},
 			{name: "fail if exists on an absent subscriber creates", p: store.SubscriberUpsertParams{
 				Scope: tn.A, SubscriberID: "u2", Email: set("u2@example.com"), FailIfExists: true,
+				Now: tn.Clock.Now(),
 			}, created: true},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
@@ -127,7 +134,8 @@ func TestSubscriberUpsertModes(t *testing.T) {
 			})
 		}
 
-		u, created, err := db.SubscriberUpsert(ctx, &store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "u1", Locale: set("fr"), UpdateOnly: true})
+		u, created, err := db.SubscriberUpsert(ctx, &store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "u1",
+			Locale: set("fr"), UpdateOnly: true, Now: tn.Clock.Now()})
 		require.NoError(t, err)
 		require.False(t, created)
 		require.Equal(t, ptr("fr"), u.Locale)
@@ -141,16 +149,20 @@ func TestSubscriberDeleteThenRecreate(t *testing.T) {
 	testdb.ForEach(t, func(t *testing.T, db *sqlstore.DB) {
 		ctx := t.Context()
 		tn := setup(t, db)
-		first, _ := upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "u1", FirstName: set("Old"), DataSet: true, Data: store.JSON(`{"a":1}`)})
+		first, _ := upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "u1", FirstName: set("Old"),
+			DataSet: true, Data: store.JSON(`{"a":1}`), Now: tn.Clock.Now()})
 
-		require.NoError(t, db.SubscriberDelete(ctx, tn.A, "u1"))
-		require.ErrorIs(t, db.SubscriberDelete(ctx, tn.A, "u1"), store.ErrNotFound, "already deleted")
+		require.NoError(t, db.SubscriberDelete(ctx, &store.SubscriberDeleteParams{Scope: tn.A, SubscriberID: "u1", Now: tn.Clock.Now()}))
+		require.ErrorIs(t, db.SubscriberDelete(ctx, &store.SubscriberDeleteParams{Scope: tn.A, SubscriberID: "u1",
+			Now: tn.Clock.Now()}), store.ErrNotFound, "already deleted")
 		_, err := db.SubscriberGet(ctx, tn.A, "u1")
 		require.ErrorIs(t, err, store.ErrNotFound)
-		_, _, err = db.SubscriberUpsert(ctx, &store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "u1", UpdateOnly: true})
+		_, _, err = db.SubscriberUpsert(ctx, &store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "u1", UpdateOnly: true,
+			Now: tn.Clock.Now()})
 		require.ErrorIs(t, err, store.ErrNotFound, "a deleted subscriber is not updated")
 
-		second, created := upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "u1", LastName: set("New")})
+		second, created := upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "u1", LastName: set("New"),
+			Now: tn.Clock.Now()})
 		require.True(t, created)
 		require.NotEqual(t, first.ID, second.ID, "a re-created subscriber is a new record")
 		require.Nil(t, second.FirstName, "nothing is carried over from the deleted one")
@@ -159,10 +171,12 @@ func TestSubscriberDeleteThenRecreate(t *testing.T) {
 		require.Equal(t, 2, count(t, db, "SELECT count(*) FROM subscribers WHERE subscriber_id = $1", "u1"))
 		require.Equal(t, 1, count(t, db, "SELECT count(*) FROM subscribers WHERE subscriber_id = $1 AND deleted = true", "u1"))
 
-		_, _, err = db.SubscriberUpsert(ctx, &store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "u1", FailIfExists: true})
+		_, _, err = db.SubscriberUpsert(ctx, &store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "u1", FailIfExists: true,
+			Now: tn.Clock.Now()})
 		require.ErrorIs(t, err, store.ErrConflict)
-		require.NoError(t, db.SubscriberDelete(ctx, tn.A, "u1"))
-		_, created, err = db.SubscriberUpsert(ctx, &store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "u1", FailIfExists: true})
+		require.NoError(t, db.SubscriberDelete(ctx, &store.SubscriberDeleteParams{Scope: tn.A, SubscriberID: "u1", Now: tn.Clock.Now()}))
+		_, created, err = db.SubscriberUpsert(ctx, &store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "u1",
+			FailIfExists: true, Now: tn.Clock.Now()})
 		require.NoError(t, err, "fail-if-exists ignores deleted subscribers")
 		require.True(t, created)
 	})
@@ -187,7 +201,8 @@ func TestSubscriberIDCharacters(t *testing.T) {
 			t.Run(tc.name, func(t *testing.T) {
 				t.Parallel()
 				ctx := t.Context()
-				s, created := upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: tc.id, FirstName: set(tc.name)})
+				s, created := upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: tc.id,
+					FirstName: set(tc.name), Now: tn.Clock.Now()})
 				require.True(t, created)
 				require.Equal(t, tc.id, s.SubscriberID)
 				got, err := db.SubscriberGet(ctx, tn.A, tc.id)
@@ -213,6 +228,7 @@ func TestSubscriberConcurrentCreate(t *testing.T) {
 			var err error
 			subs[i], created[i], err = db.SubscriberUpsert(t.Context(), &store.SubscriberUpsertParams{
 				Scope: tn.A, SubscriberID: "same", Email: set("same@example.com"),
+				Now: tn.Clock.Now(),
 			})
 			return err
 		})
@@ -266,9 +282,11 @@ func TestSubscriberEnvironmentIsolation(t *testing.T) {
 	testdb.ForEach(t, func(t *testing.T, db *sqlstore.DB) {
 		tn := setup(t, db)
 		other := otherOrganization(t, db)
-		orig, _ := upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "ada", Email: set("ada@example.com"), FirstName: set("Ada")})
+		orig, _ := upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "ada", Email: set("ada@example.com"),
+			FirstName: set("Ada"), Now: tn.Clock.Now()})
 		orig, err := db.SubscriberChannelUpdate(t.Context(), &store.ChannelUpdate{Scope: tn.A, SubscriberID: "ada",
-			Channel: store.ChannelSettings{ProviderID: "fcm", IntegrationID: id.New(), Credentials: store.ChannelCredentials{DeviceTokens: []string{"t1"}}}})
+			Channel: store.ChannelSettings{ProviderID: "fcm", IntegrationID: id.New(), Credentials: store.ChannelCredentials{DeviceTokens: []string{"t1"}}},
+			Now:     tn.Clock.Now()})
 		require.NoError(t, err)
 
 		for _, scope := range []struct {
@@ -283,18 +301,23 @@ func TestSubscriberEnvironmentIsolation(t *testing.T) {
 					_, err := db.SubscriberGet(t.Context(), s, "ada")
 					return err
 				}},
-				{"delete", func(t *testing.T, s store.Scope) error { return db.SubscriberDelete(t.Context(), s, "ada") }},
+				{"delete", func(t *testing.T, s store.Scope) error {
+					return db.SubscriberDelete(t.Context(), &store.SubscriberDeleteParams{Scope: s, SubscriberID: "ada",
+						Now: tn.Clock.Now()})
+				}},
 				{"update only", func(t *testing.T, s store.Scope) error {
-					_, _, err := db.SubscriberUpsert(t.Context(), &store.SubscriberUpsertParams{Scope: s, SubscriberID: "ada", Email: set("evil@example.com"), UpdateOnly: true})
+					_, _, err := db.SubscriberUpsert(t.Context(), &store.SubscriberUpsertParams{Scope: s, SubscriberID: "ada",
+						Email: set("evil@example.com"), UpdateOnly: true, Now: tn.Clock.Now()})
 					return err
 				}},
 				{"channel update", func(t *testing.T, s store.Scope) error {
 					_, err := db.SubscriberChannelUpdate(t.Context(), &store.ChannelUpdate{Scope: s, SubscriberID: "ada", Replace: true,
-						Channel: store.ChannelSettings{ProviderID: "fcm", IntegrationID: orig.Channels[0].IntegrationID}})
+						Channel: store.ChannelSettings{ProviderID: "fcm", IntegrationID: orig.Channels[0].IntegrationID}, Now: tn.Clock.Now()})
 					return err
 				}},
 				{"channel delete", func(t *testing.T, s store.Scope) error {
-					_, err := db.SubscriberChannelDelete(t.Context(), s, "ada", "fcm")
+					_, err := db.SubscriberChannelDelete(t.Context(), &store.SubscriberChannelDeleteParams{Scope: s,
+						SubscriberID: "ada", ProviderID: "fcm", Now: tn.Clock.Now()})
 					return err
 				}},
 				{"search", func(t *testing.T, s store.Scope) error {
@@ -324,7 +347,7 @@ func TestSubscriberEnvironmentIsolation(t *testing.T) {
 		}
 
 		// The same subscriberId in another environment is another subscriber.
-		b, created := upsert(t, db, store.SubscriberUpsertParams{Scope: tn.B, SubscriberID: "ada", FailIfExists: true})
+		b, created := upsert(t, db, store.SubscriberUpsertParams{Scope: tn.B, SubscriberID: "ada", FailIfExists: true, Now: tn.Clock.Now()})
 		require.True(t, created)
 		require.NotEqual(t, orig.ID, b.ID)
 		require.Equal(t, tn.EnvB.ID, b.EnvironmentID)
@@ -332,7 +355,8 @@ func TestSubscriberEnvironmentIsolation(t *testing.T) {
 		got, err := db.SubscriberGet(t.Context(), tn.A, "ada")
 		require.NoError(t, err)
 		require.Equal(t, orig, got)
-		require.False(t, errors.Is(db.SubscriberDelete(t.Context(), tn.B, "ada"), store.ErrNotFound))
+		require.False(t, errors.Is(db.SubscriberDelete(t.Context(), &store.SubscriberDeleteParams{Scope: tn.B,
+			SubscriberID: "ada", Now: tn.Clock.Now()}), store.ErrNotFound))
 		got, err = db.SubscriberGet(t.Context(), tn.A, "ada")
 		require.NoError(t, err, "deleting in B leaves A's subscriber")
 		require.Equal(t, orig, got)

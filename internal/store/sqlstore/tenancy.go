@@ -131,10 +131,10 @@ func (db *DB) APIKeyList(ctx context.Context, environmentID string) ([]store.API
 }
 
 // APIKeyRevoke implements store.Tenancy.
-func (db *DB) APIKeyRevoke(ctx context.Context, environmentID, id string) error {
+func (db *DB) APIKeyRevoke(ctx context.Context, p *store.APIKeyRevokeParams) error {
 	defer db.keys.clear()
 	res, err := db.exec(ctx, "UPDATE api_keys SET revoked_at = $1 WHERE environment_id = $2 AND id = $3 AND revoked_at IS NULL",
-		ms(db.now()), environmentID, id)
+		ms(p.Now), p.EnvironmentID, p.ID)
 	if err != nil {
 		return err
 	}

@@ -134,16 +134,19 @@ func TestAPIKeys(t *testing.T) {
 		require.Equal(t, []store.APIKey{keyA1, keyA2}, list, "oldest first, only this environment")
 
 		// Revoking through another environment finds nothing and changes nothing.
-		require.ErrorIs(t, db.APIKeyRevoke(ctx, tn.EnvB.ID, keyA1.ID), store.ErrNotFound)
+		require.ErrorIs(t, db.APIKeyRevoke(ctx, &store.APIKeyRevokeParams{EnvironmentID: tn.EnvB.ID, ID: keyA1.ID,
+			Now: tn.Clock.Now()}), store.ErrNotFound)
 		_, _, err = db.APIKeyGetByHash(ctx, keyA1.Hash)
 		require.NoError(t, err)
 
 		tn.Clock.Advance(time.Minute)
-		require.NoError(t, db.APIKeyRevoke(ctx, tn.EnvA.ID, keyA1.ID))
+		require.NoError(t, db.APIKeyRevoke(ctx, &store.APIKeyRevokeParams{EnvironmentID: tn.EnvA.ID, ID: keyA1.ID, Now: tn.Clock.Now()}))
 		_, _, err = db.APIKeyGetByHash(ctx, keyA1.Hash)
 		require.ErrorIs(t, err, store.ErrNotFound, "a revoked key no longer authenticates")
-		require.ErrorIs(t, db.APIKeyRevoke(ctx, tn.EnvA.ID, keyA1.ID), store.ErrNotFound, "already revoked")
-		require.ErrorIs(t, db.APIKeyRevoke(ctx, tn.EnvA.ID, id.New()), store.ErrNotFound)
+		require.ErrorIs(t, db.APIKeyRevoke(ctx, &store.APIKeyRevokeParams{EnvironmentID: tn.EnvA.ID, ID: keyA1.ID,
+			Now: tn.Clock.Now()}), store.ErrNotFound, "already revoked")
+		require.ErrorIs(t, db.APIKeyRevoke(ctx, &store.APIKeyRevokeParams{EnvironmentID: tn.EnvA.ID, ID: id.New(),
+			Now: tn.Clock.Now()}), store.ErrNotFound)
 
 		list, err = db.APIKeyList(ctx, tn.EnvA.ID)
 		require.NoError(t, err)

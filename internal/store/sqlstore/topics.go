@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"slices"
-	"time"
 
 	"github.com/herald-notify/herald/internal/id"
 	"github.com/herald-notify/herald/internal/store"
@@ -139,7 +138,8 @@ func (db *DB) membersOf(ctx context.Context, q querier, scope store.Scope, membe
 }
 
 // TopicSubscribe implements store.Topics.
-func (db *DB) TopicSubscribe(ctx context.Context, scope store.Scope, key string, members []store.TopicMember, now time.Time) (store.TopicChange, error) {
+func (db *DB) TopicSubscribe(ctx context.Context, p *store.TopicSubscribeParams) (store.TopicChange, error) {
+	scope, key, members, now := p.Scope, p.Key, p.Members, p.Now
 	var out store.TopicChange
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		t, _, err := db.upsertTopic(ctx, tx, &store.TopicUpsertParams{Scope: scope, Key: key, Now: now})
@@ -179,7 +179,8 @@ func (db *DB) TopicSubscribe(ctx context.Context, scope store.Scope, key string,
 }
 
 // TopicUnsubscribe implements store.Topics.
-func (db *DB) TopicUnsubscribe(ctx context.Context, scope store.Scope, key string, members []store.TopicMember) (store.TopicChange, error) {
+func (db *DB) TopicUnsubscribe(ctx context.Context, p *store.TopicUnsubscribeParams) (store.TopicChange, error) {
+	scope, key, members := p.Scope, p.Key, p.Members
 	var out store.TopicChange
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		t, err := scanTopic(tx.QueryRowContext(ctx, "SELECT "+topicCols+" FROM topics WHERE environment_id = $1 AND topic_key = $2"+
@@ -225,12 +226,12 @@ func (db *DB) TopicUnsubscribe(ctx context.Context, scope store.Scope, key strin
 }
 
 // TopicMembership implements store.Topics.
-func (db *DB) TopicMembership(ctx context.Context, scope store.Scope, key, subscriberID string) (store.TopicSubscription, error) {
-	t, err := db.TopicGet(ctx, scope, key)
+func (db *DB) TopicMembership(ctx context.Context, p *store.TopicMembershipParams) (store.TopicSubscription, error) {
+	t, err := db.TopicGet(ctx, p.Scope, p.Key)
 	if err != nil {
 		return store.TopicSubscription{}, err
 	}
-	s, err := db.SubscriberGet(ctx, scope, subscriberID)
+	s, err := db.SubscriberGet(ctx, p.Scope, p.SubscriberID)
 	if err != nil {
 		return store.TopicSubscription{}, err
 	}

@@ -27,13 +27,14 @@ func TestTopicSubscriptionGetUpdate(t *testing.T) {
 		tn := setup(t, db)
 		now := base
 		for _, sid := range []string{"ada", "bob"} {
-			upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: sid})
+			upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: sid, Now: tn.Clock.Now()})
 		}
 		alerts := workflow(t, db, tn.A, "alerts", now, "ops")
 		digest := workflow(t, db, tn.A, "digest", now.Add(time.Second), "weekly", "ops")
 		workflow(t, db, tn.A, "other", now.Add(2*time.Second))
-		_, err := db.TopicSubscribe(ctx, tn.A, "watchers", []store.TopicMember{{SubscriberID: "ada"},
-			{SubscriberID: "ada", Identifier: "ada-mobile"}, {SubscriberID: "bob", Identifier: "shared"}}, now)
+		_, err := db.TopicSubscribe(ctx, &store.TopicSubscribeParams{Scope: tn.A, Key: "watchers",
+			Members: []store.TopicMember{{SubscriberID: "ada"},
+				{SubscriberID: "ada", Identifier: "ada-mobile"}, {SubscriberID: "bob", Identifier: "shared"}}, Now: now})
 		require.NoError(t, err)
 
 		plain := &store.TopicSubscriptionRef{Scope: tn.A, Key: "watchers", Identifier: "tk_watchers:si_ada", SubscriberID: "ada"}
@@ -76,7 +77,7 @@ func TestTopicSubscriptionGetUpdate(t *testing.T) {
 		require.NoError(t, err)
 		require.Nil(t, upd.Name)
 		require.Len(t, upd.Preferences, 2)
-		require.NoError(t, db.WorkflowDelete(ctx, tn.A, digest.ID))
+		require.NoError(t, db.WorkflowDelete(ctx, &store.WorkflowDeleteParams{Scope: tn.A, ID: digest.ID, Now: tn.Clock.Now()}))
 		got, err = db.TopicSubscriptionGet(ctx, plain)
 		require.NoError(t, err)
 		require.Len(t, got.Preferences, 1)
@@ -89,7 +90,8 @@ func TestTopicSubscriptionGetUpdate(t *testing.T) {
 		require.Nil(t, other.Name, "the other subscription is untouched")
 
 		// An identifier used by two subscribers names no one subscription.
-		_, err = db.TopicSubscribe(ctx, tn.A, "watchers", []store.TopicMember{{SubscriberID: "ada", Identifier: "shared"}}, now)
+		_, err = db.TopicSubscribe(ctx, &store.TopicSubscribeParams{Scope: tn.A, Key: "watchers",
+			Members: []store.TopicMember{{SubscriberID: "ada", Identifier: "shared"}}, Now: now})
 		require.NoError(t, err)
 		_, err = db.TopicSubscriptionGet(ctx, &store.TopicSubscriptionRef{Scope: tn.A, Key: "watchers", Identifier: "shared"})
 		require.ErrorIs(t, err, store.ErrConflict)
@@ -109,7 +111,7 @@ func TestTopicSubscriptionGetUpdate(t *testing.T) {
 		}
 
 		// A deleted subscriber's subscriptions are not found.
-		require.NoError(t, db.SubscriberDelete(ctx, tn.A, "ada"))
+		require.NoError(t, db.SubscriberDelete(ctx, &store.SubscriberDeleteParams{Scope: tn.A, SubscriberID: "ada", Now: tn.Clock.Now()}))
 		_, err = db.TopicSubscriptionGet(ctx, &store.TopicSubscriptionRef{Scope: tn.A, Key: "watchers", Identifier: "ada-mobile"})
 		require.ErrorIs(t, err, store.ErrNotFound)
 		bobs, err := db.TopicSubscriptionGet(ctx, &store.TopicSubscriptionRef{Scope: tn.A, Key: "watchers", Identifier: "shared"})

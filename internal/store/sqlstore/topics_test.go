@@ -43,8 +43,9 @@ func TestTopicUpsertGetDelete(t *testing.T) {
 		require.ErrorIs(t, err, store.ErrNotFound)
 		require.ErrorIs(t, db.TopicDelete(ctx, tn.B, "team:ops"), store.ErrNotFound)
 
-		upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "ada"})
-		_, err = db.TopicSubscribe(ctx, tn.A, "team:ops", []store.TopicMember{{SubscriberID: "ada"}}, now)
+		upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: "ada", Now: tn.Clock.Now()})
+		_, err = db.TopicSubscribe(ctx, &store.TopicSubscribeParams{Scope: tn.A, Key: "team:ops",
+			Members: []store.TopicMember{{SubscriberID: "ada"}}, Now: now})
 		require.NoError(t, err)
 		require.NoError(t, db.TopicDelete(ctx, tn.A, "team:ops"))
 		_, err = db.TopicGet(ctx, tn.A, "team:ops")
@@ -60,40 +61,44 @@ func TestTopicSubscriptions(t *testing.T) {
 		tn := setup(t, db)
 		now := time.Now().Truncate(time.Millisecond)
 		for _, sid := range []string{"ada", "bob", "eve"} {
-			upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: sid})
+			upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: sid, Now: tn.Clock.Now()})
 		}
-		upsert(t, db, store.SubscriberUpsertParams{Scope: tn.B, SubscriberID: "other-env"})
+		upsert(t, db, store.SubscriberUpsertParams{Scope: tn.B, SubscriberID: "other-env", Now: tn.Clock.Now()})
 
 		// Subscribing creates the topic; unknown ids (and other environments' subscribers) are listed.
-		ch, err := db.TopicSubscribe(ctx, tn.A, "watchers", []store.TopicMember{{SubscriberID: "ada"}, {SubscriberID: "bob"},
-			{SubscriberID: "ghost"}, {SubscriberID: "other-env"}, {SubscriberID: "ada"}}, now)
+		ch, err := db.TopicSubscribe(ctx, &store.TopicSubscribeParams{Scope: tn.A, Key: "watchers",
+			Members: []store.TopicMember{{SubscriberID: "ada"}, {SubscriberID: "bob"},
+				{SubscriberID: "ghost"}, {SubscriberID: "other-env"}, {SubscriberID: "ada"}}, Now: now})
 		require.NoError(t, err)
 		require.Equal(t, "watchers", ch.Topic.Key)
 		require.Len(t, ch.Subscriptions, 2, "ada once")
 		require.Equal(t, []string{"ghost", "other-env"}, ch.Unknown)
 
 		// Again: the same subscriptions, nothing duplicated; an identifier makes a second one.
-		again, err := db.TopicSubscribe(ctx, tn.A, "watchers", []store.TopicMember{{SubscriberID: "ada"}, {SubscriberID: "ada", Identifier: "mobile"}}, now)
+		again, err := db.TopicSubscribe(ctx, &store.TopicSubscribeParams{Scope: tn.A, Key: "watchers",
+			Members: []store.TopicMember{{SubscriberID: "ada"}, {SubscriberID: "ada", Identifier: "mobile"}}, Now: now})
 		require.NoError(t, err)
 		require.Equal(t, ch.Subscriptions[0].ID, again.Subscriptions[0].ID)
 		require.Equal(t, 3, count(t, db, "SELECT count(*) FROM topic_subscriptions"))
 
-		m, err := db.TopicMembership(ctx, tn.A, "watchers", "bob")
+		m, err := db.TopicMembership(ctx, &store.TopicMembershipParams{Scope: tn.A, Key: "watchers", SubscriberID: "bob"})
 		require.NoError(t, err)
 		require.Equal(t, "bob", m.Subscriber.SubscriberID)
-		_, err = db.TopicMembership(ctx, tn.A, "watchers", "eve")
+		_, err = db.TopicMembership(ctx, &store.TopicMembershipParams{Scope: tn.A, Key: "watchers", SubscriberID: "eve"})
 		require.ErrorIs(t, err, store.ErrNotFound)
-		_, err = db.TopicMembership(ctx, tn.B, "watchers", "bob")
+		_, err = db.TopicMembership(ctx, &store.TopicMembershipParams{Scope: tn.B, Key: "watchers", SubscriberID: "bob"})
 		require.ErrorIs(t, err, store.ErrNotFound)
 
 		// Removing a member without identifier removes all its subscriptions.
-		gone, err := db.TopicUnsubscribe(ctx, tn.A, "watchers", []store.TopicMember{{SubscriberID: "ada"}, {SubscriberID: "eve"}, {SubscriberID: "ghost"}})
+		gone, err := db.TopicUnsubscribe(ctx, &store.TopicUnsubscribeParams{Scope: tn.A, Key: "watchers",
+			Members: []store.TopicMember{{SubscriberID: "ada"}, {SubscriberID: "eve"}, {SubscriberID: "ghost"}}})
 		require.NoError(t, err)
 		require.Len(t, gone.Subscriptions, 2)
 		require.Equal(t, []string{"eve"}, gone.NotMembers)
 		require.Equal(t, []string{"ghost"}, gone.Unknown)
 		require.Equal(t, 1, count(t, db, "SELECT count(*) FROM topic_subscriptions"))
-		_, err = db.TopicUnsubscribe(ctx, tn.A, "missing", []store.TopicMember{{SubscriberID: "bob"}})
+		_, err = db.TopicUnsubscribe(ctx, &store.TopicUnsubscribeParams{Scope: tn.A, Key: "missing",
+			Members: []store.TopicMember{{SubscriberID: "bob"}}})
 		require.ErrorIs(t, err, store.ErrNotFound)
 	})
 }
@@ -103,11 +108,12 @@ func TestTopicConcurrentSubscribe(t *testing.T) {
 	testdb.ForEach(t, func(t *testing.T, db *sqlstore.DB) {
 		tn := setup(t, db)
 		for i := range 20 {
-			upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: fmt.Sprintf("s%d", i)})
+			upsert(t, db, store.SubscriberUpsertParams{Scope: tn.A, SubscriberID: fmt.Sprintf("s%d", i), Now: tn.Clock.Now()})
 		}
 		// Twenty concurrent first subscriptions to one new topic: one topic, twenty members.
 		errs := parallel(20, func(i int) error {
-			_, err := db.TopicSubscribe(t.Context(), tn.A, "race", []store.TopicMember{{SubscriberID: fmt.Sprintf("s%d", i)}}, time.Now())
+			_, err := db.TopicSubscribe(t.Context(), &store.TopicSubscribeParams{Scope: tn.A, Key: "race",
+				Members: []store.TopicMember{{SubscriberID: fmt.Sprintf("s%d", i)}}, Now: time.Now()})
 			return err
 		})
 		for _, err := range errs {

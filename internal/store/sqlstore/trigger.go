@@ -177,8 +177,8 @@ func (db *DB) triggerSubscriber(ctx context.Context, tx *sql.Tx, p *store.Trigge
 }
 
 // TriggerCancel implements store.Pipeline.
-func (db *DB) TriggerCancel(ctx context.Context, scope store.Scope, transactionID string) (int, error) {
-	now := db.now()
+func (db *DB) TriggerCancel(ctx context.Context, p *store.TriggerCancelParams) (int, error) {
+	scope, transactionID, now := p.Scope, p.TransactionID, p.Now
 	var n int64
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		fanouts, err := fanoutCancelRunning(ctx, tx, scope.EnvironmentID, transactionID, now)

@@ -38,7 +38,7 @@ func TestTriggerCancelManyJobs(t *testing.T) {
 			jobs-1)
 		require.NoError(t, err)
 
-		n, err := db.TriggerCancel(ctx, tn.A, "tx-many")
+		n, err := db.TriggerCancel(ctx, &store.TriggerCancelParams{Scope: tn.A, TransactionID: "tx-many", Now: tn.Clock.Now()})
 		require.NoError(t, err)
 		require.Equal(t, jobs, n)
 		var canceled, details int

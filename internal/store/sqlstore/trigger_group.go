@@ -512,6 +512,9 @@ func (g *triggerGroup) placeAndAdd(ctx context.Context, calls []*triggerCall, li
 				results[i].Notifications[k] = n
 			}
 			o := inApp[i][k]
+			if j, ok := triggerFinished(plan, place, o); ok {
+				results[i].Finished = append(results[i].Finished, j)
+			}
 			waiting := g.rows.waiting
 			g.rows.add(calls[i].p, n, plan, place, o)
 			results[i].Jobs += g.rows.waiting - waiting

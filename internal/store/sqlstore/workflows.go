@@ -111,7 +111,6 @@ func (db *DB) WorkflowList(ctx context.Context, p *store.WorkflowListParams) ([]
 // WorkflowUpdate implements store.Workflows.
 func (db *DB) WorkflowUpdate(ctx context.Context, w *store.Workflow) error {
 	defer db.workflows.clear()
-	w.UpdatedAt = db.now()
 	res, err := db.exec(ctx, "UPDATE workflows SET workflow_key = $1, name = $2, description = $3, tags = $4,"+
 		" active = $5, critical = $6, severity = $7, preferences = $8, payload_schema = $9, steps = $10, updated_at = $11"+
 		" WHERE environment_id = $12 AND id = $13 AND deleted = false",
@@ -131,10 +130,10 @@ func (db *DB) WorkflowUpdate(ctx context.Context, w *store.Workflow) error {
 }
 
 // WorkflowDelete implements store.Workflows.
-func (db *DB) WorkflowDelete(ctx context.Context, scope store.Scope, id string) error {
+func (db *DB) WorkflowDelete(ctx context.Context, p *store.WorkflowDeleteParams) error {
 	defer db.workflows.clear()
 	res, err := db.exec(ctx, "UPDATE workflows SET deleted = true, updated_at = $1 WHERE environment_id = $2"+
-		" AND id = $3 AND deleted = false", ms(db.now()), scope.EnvironmentID, id)
+		" AND id = $3 AND deleted = false", ms(p.Now), p.EnvironmentID, p.ID)
 	if err != nil {
 		return err
 	}
