@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -46,7 +45,7 @@ type triggerCall struct {
 	done chan struct{}
 }
 
-// triggerQueue hands triggers to the committers, started on first use.
+// triggerQueue hands triggers to the committer, started on first use.
 type triggerQueue struct {
 	once sync.Once
 	in   chan *triggerCall
@@ -54,41 +53,32 @@ type triggerQueue struct {
 	wg   sync.WaitGroup
 }
 
-// committers is how many groups are written at once: one on SQLite's single
-// writer; on PostgreSQL one per CPU, so that a group is built while another
-// waits on the server.
-func (db *DB) committers() int {
-	if db.d.name == "postgres" {
-		return runtime.GOMAXPROCS(0)
-	}
-	return 1
-}
-
 func (q *triggerQueue) start(db *DB) {
 	q.once.Do(func() {
 		q.in, q.stop = make(chan *triggerCall), make(chan struct{})
-		for range db.committers() {
-			// A committer is two goroutines: one forms and plans the next
-			// group while the other writes the last.
-			planned := make(chan []*triggerCall)
-			q.wg.Add(2)
-			go func() {
-				defer q.wg.Done()
-				defer close(planned)
-				db.commitTriggers(planned)
-			}()
-			go func() {
-				defer q.wg.Done()
-				for group := range planned {
-					db.writeGroup(group)
-				}
-			}()
-		}
+		// One committer, two goroutines: one forms and plans the next group
+		// while the other writes the last. On PostgreSQL, too, fewer and
+		// larger groups win: with a committer per CPU (2) the same load made
+		// groups of ~8 and 1,000–1,080 msgs/s (trigger→feed p99 75 ms),
+		// with one 1,200–1,210 msgs/s (50 ms), with 3 about 900.
+		planned := make(chan []*triggerCall)
+		q.wg.Add(2)
+		go func() {
+			defer q.wg.Done()
+			defer close(planned)
+			db.commitTriggers(planned)
+		}()
+		go func() {
+			defer q.wg.Done()
+			for group := range planned {
+				db.writeGroup(group)
+			}
+		}()
 		db.closers = append([]func() error{q.close}, db.closers...)
 	})
 }
 
-// close stops the committers once their groups are written.
+// close stops the committer once its groups are written.
 func (q *triggerQueue) close() error {
 	close(q.stop)
 	q.wg.Wait()
