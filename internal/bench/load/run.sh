@@ -7,7 +7,9 @@
 #   BENCH_FLAGS: flags of both commands (--clients, --subscribers), e.g. "--clients 16"
 #   LOAD_FLAGS: flags of `herald bench` alone, e.g. "--probes 4 --feed-duration 30s"
 #   SERVE_BIN: the binary that serves (default BINARY), to load an older build side by side
-#   NO_BASELINE=1: skip the baseline
+#   NO_BASELINE=1: skip the baselines
+#   GROUPED_FLAGS: the grouped baseline's split of the 32 triggers in flight (default: SQLite
+#     "--clients 1 --group 32", PostgreSQL "--clients 2 --group 16", the fastest splits measured)
 set -euo pipefail
 bin=$1; store=$2; dur=${3:-60}
 dir=$(mktemp -d)
@@ -19,10 +21,14 @@ serve_env=(HERALD_DATA_DIR="$dir/serve")
 base_flags=(--data-dir "$dir/baseline")
 case "$store" in
   postgres)
-    fresh_db herald_load; fresh_db herald_load_base
+    fresh_db herald_load; fresh_db herald_load_base; fresh_db herald_load_group
     serve_env+=(HERALD_DATABASE_URL="$pg/herald_load?sslmode=disable")
-    base_flags+=(--database-url "$pg/herald_load_base?sslmode=disable") ;;
-  sqlite) ;;
+    base_flags+=(--database-url "$pg/herald_load_base?sslmode=disable")
+    group_flags=(--data-dir "$dir/grouped" --database-url "$pg/herald_load_group?sslmode=disable")
+    grouped=${GROUPED_FLAGS:-"--clients 2 --group 16"} ;;
+  sqlite)
+    group_flags=(--data-dir "$dir/grouped")
+    grouped=${GROUPED_FLAGS:-"--clients 1 --group 32"} ;;
   *) echo "usage: run.sh BINARY sqlite|postgres SECONDS" >&2; exit 2 ;;
 esac
 
@@ -41,9 +47,16 @@ echo
 # shellcheck disable=SC2086
 "$bin" "${base_flags[@]}" bench baseline --duration "${dur}s" ${BENCH_FLAGS:-} | tee "$dir/baseline.txt"
 
+echo
+# shellcheck disable=SC2086
+"$bin" "${group_flags[@]}" bench baseline --duration "${dur}s" $grouped | tee "$dir/grouped.txt"
+
 value() { awk -F'  +' -v k="$2" '$1 == k {print $2}' "$dir/$1.txt"; }
 echo
 printf '%s %s: Herald %s msgs/s delivered (%s triggers/s accepted), baseline %s msgs/s: Herald/baseline = %.2f\n' \
   "$(basename "$bin")" "$store" "$(value bench 'delivered messages/s')" "$(value bench 'triggers accepted/s')" \
   "$(value baseline 'baseline messages/s')" \
   "$(echo "$(value bench 'delivered messages/s') / $(value baseline 'baseline messages/s')" | bc -l)"
+printf '%s %s: grouped baseline (%s) %s msgs/s: Herald/grouped baseline = %.2f\n' \
+  "$(basename "$bin")" "$store" "$grouped" "$(value grouped 'baseline messages/s')" \
+  "$(echo "$(value bench 'delivered messages/s') / $(value grouped 'baseline messages/s')" | bc -l)"
