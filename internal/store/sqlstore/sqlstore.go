@@ -65,7 +65,8 @@ func OpenSQLite(ctx context.Context, path string, sealer Sealer) (*DB, error) {
 		return nil, fmt.Errorf("sqlstore: %w", err)
 	}
 	pragmas := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
-	w, err := sql.Open("sqlite-cached", "file:"+path+"?"+pragmas+"&_txlock=immediate")
+	// The writer's commits never checkpoint: the checkpointer does (checkpoint.go).
+	w, err := sql.Open("sqlite-cached", "file:"+path+"?"+pragmas+"&_pragma=wal_autocheckpoint(0)&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: %w", err)
 	}
@@ -87,6 +88,13 @@ func OpenSQLite(ctx context.Context, path string, sealer Sealer) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
+	c, err := sql.Open("sqlite-cached", "file:"+path+"?"+pragmas)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlstore: %w", err)
+	}
+	c.SetMaxOpenConns(1)
+	db.closers = append([]func() error{startCheckpointer(c, db).close}, db.closers...)
 	return db, nil
 }
 
