@@ -144,7 +144,8 @@ var activeFilter = store.InboxFilter{Archived: new(bool), Snoozed: new(bool)}
 // MessageFeed implements store.Inbox.
 func (db *DB) MessageFeed(ctx context.Context, p *store.FeedParams) (store.FeedPage, error) {
 	var page store.FeedPage
-	if err := db.settleSnoozes(ctx, p.Scope, p.SubscriberID, p.Now); err != nil {
+	counts, err := db.settledCounts(ctx, p.Scope, p.SubscriberID, p.Now)
+	if err != nil {
 		return page, err
 	}
 	var a args
@@ -171,9 +172,8 @@ func (db *DB) MessageFeed(ctx context.Context, p *store.FeedParams) (store.FeedP
 		return page, nil
 	}
 	if len(p.Payload) == 0 {
-		counts, err := db.countsOf(ctx, p.EnvironmentID, p.SubscriberID)
 		page.TotalCount = counts.sumMatching(&f)
-		return page, err
+		return page, nil
 	}
 	err = db.r.QueryRowContext(ctx, "SELECT count(*) FROM messages WHERE "+where, countArgs...).Scan(&page.TotalCount)
 	return page, err
@@ -246,10 +246,7 @@ func (db *DB) MessageMarkAll(ctx context.Context, p *store.MessageMarkAllParams)
 // MessageUnseenCount implements store.Inbox: the unseen messages of the
 // inbox proper (neither archived nor snoozed).
 func (db *DB) MessageUnseenCount(ctx context.Context, p *store.MessageUnseenCountParams) (int, error) {
-	if err := db.settleSnoozes(ctx, p.Scope, p.SubscriberID, p.Now); err != nil {
-		return 0, err
-	}
-	counts, err := db.countsOf(ctx, p.EnvironmentID, p.SubscriberID)
+	counts, err := db.settledCounts(ctx, p.Scope, p.SubscriberID, p.Now)
 	f := activeFilter
 	f.Seen = new(bool)
 	return counts.sumMatching(&f), err

@@ -212,6 +212,16 @@ var countsTypes = []string{"TEXT", "INTEGER", "TEXT", "TEXT", "BIGINT", "BIGINT"
 // subscriberCounts are a subscriber's counters: by state and tag set.
 type subscriberCounts []countsRow
 
+// anySnoozed reports whether the counters hold a snoozed message.
+func (c subscriberCounts) anySnoozed() bool {
+	for _, r := range c {
+		if stateCode(r.state).has(codeSnoozed) && r.n != [4]int{} {
+			return true
+		}
+	}
+	return false
+}
+
 // countsOf reads a subscriber's counts.
 func (db *DB) countsOf(ctx context.Context, environmentID, subscriberID string) (subscriberCounts, error) {
 	rows, err := db.r.QueryContext(ctx, "SELECT state, tags, unread_unseen, read_unseen, unread_seen, read_seen FROM inbox_counts"+

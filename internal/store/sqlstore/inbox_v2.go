@@ -63,6 +63,20 @@ func (db *DB) settleSnoozes(ctx context.Context, scope store.Scope, subscriberID
 	return db.inboxTx(ctx, scope, subscriberID, now, func(*sql.Tx, *pendingCounts) error { return nil })
 }
 
+// settledCounts reads a subscriber's counters, ending its due snoozes first
+// when it has snoozed messages: without any (the counters say so exactly),
+// the counters are the one read.
+func (db *DB) settledCounts(ctx context.Context, scope store.Scope, subscriberID string, now time.Time) (subscriberCounts, error) {
+	counts, err := db.countsOf(ctx, scope.EnvironmentID, subscriberID)
+	if err != nil || !counts.anySnoozed() {
+		return counts, err
+	}
+	if err := db.settleSnoozes(ctx, scope, subscriberID, now); err != nil {
+		return nil, err
+	}
+	return db.countsOf(ctx, scope.EnvironmentID, subscriberID)
+}
+
 // InboxUnsnoozeDue implements store.InboxState: the workers' pass over the
 // snoozes of every subscriber, oldest due first, passing over rows that a
 // subscriber's own change holds.
