@@ -301,7 +301,7 @@ func (s *Server) triggered(r *http.Request, t triggerRequest, p *store.TriggerPa
 		s.log.WarnContext(r.Context(), "trigger names topics that do not exist; their fan-out is left out",
 			"topicKeys", res.MissingTopics)
 	}
-	if s.onTrigger != nil && (res.Jobs > 0 || res.FanoutJobID != "") {
+	if s.onTrigger != nil && res.LeftWork() {
 		s.onTrigger()
 	}
 	return out, nil

@@ -217,6 +217,10 @@ type TriggerResult struct {
 	Finished []Job
 }
 
+// LeftWork reports whether the trigger wrote work for the workers (jobs to
+// run, a fan-out): only then are they woken.
+func (r TriggerResult) LeftWork() bool { return r.Jobs > 0 || r.FanoutJobID != "" }
+
 // TriggerOutcome is one event's answer from TriggerMany.
 type TriggerOutcome struct {
 	Result TriggerResult

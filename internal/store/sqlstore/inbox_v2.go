@@ -181,12 +181,11 @@ func (db *DB) InboxList(ctx context.Context, p *store.InboxListParams) (store.In
 // together in one pass over the subscriber's messages.
 func (db *DB) InboxCount(ctx context.Context, p *store.InboxCountParams) ([]int, error) {
 	scope, subscriberID, filters := p.Scope, p.SubscriberID, p.Filters
-	if err := db.settleSnoozes(ctx, scope, subscriberID, p.Now); err != nil {
+	counts, err := db.settledCounts(ctx, scope, subscriberID, p.Now)
+	if err != nil {
 		return nil, err
 	}
 	out := make([]int, len(filters))
-	var counts subscriberCounts
-	var read bool
 	var a args
 	var sums []string
 	var at []int
@@ -197,13 +196,6 @@ func (db *DB) InboxCount(ctx context.Context, p *store.InboxCountParams) ([]int,
 			at = append(at, i)
 			continue
 		}
-		if !read {
-			var err error
-			if counts, err = db.countsOf(ctx, scope.EnvironmentID, subscriberID); err != nil {
-				return nil, err
-			}
-			read = true
-		}
 		out[i] = counts.sumMatching(f)
 	}
 	if len(sums) == 0 {
@@ -213,7 +205,7 @@ func (db *DB) InboxCount(ctx context.Context, p *store.InboxCountParams) ([]int,
 	for i := range ns {
 		ns[i] = &out[at[i]]
 	}
-	err := db.r.QueryRowContext(ctx, "SELECT "+strings.Join(sums, ", ")+" FROM messages WHERE "+
+	err = db.r.QueryRowContext(ctx, "SELECT "+strings.Join(sums, ", ")+" FROM messages WHERE "+
 		db.inboxFilter(&a, scope, subscriberID), a...).Scan(ns...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: inbox count: %w", err)

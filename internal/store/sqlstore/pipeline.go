@@ -349,7 +349,6 @@ func (db *DB) rowsPerStatement() int {
 // partial index of running jobs instead, and under load that index holds
 // the dead entries of every job finished since the last VACUUM (9 ms for a
 // batch of 64 in the benchmark, instead of well under one).
-
 func (db *DB) finishJobRows(ctx context.Context, tx *sql.Tx, outcomes []store.JobOutcome, now time.Time) (map[string]bool, error) {
 	var todo []store.JobOutcome
 	for _, o := range outcomes {

@@ -116,8 +116,8 @@ func columnArray(rows [][]any, i int, typ string) (any, string, error) {
 	return nil, "", fmt.Errorf("sqlstore: column %d: no array for type %s", i, typ)
 }
 
-// insertFrom inserts rows into table's cols from the dialect's row source,
-// a chunk per statement; suffix follows each statement (ON CONFLICT …).
+// insertFrom is the statement that inserts rows (one chunk) into table's
+// cols from the dialect's row source; its arguments are added to a.
 func (db *DB) insertFrom(a *args, table, cols string, rows [][]any, types []string) (string, error) {
 	src, err := db.d.rowSource(a, rows, types)
 	if err != nil {

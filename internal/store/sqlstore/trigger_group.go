@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -349,11 +350,8 @@ func (db *DB) writeTriggers(calls []*triggerCall) (results []store.TriggerResult
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range results {
-		if r.Jobs > 0 || r.FanoutJobID != "" {
-			db.notifyJobs()
-			break
-		}
+	if slices.ContainsFunc(results, store.TriggerResult.LeftWork) {
+		db.notifyJobs()
 	}
 	return results, nil
 }
