@@ -1,27 +1,39 @@
 package engine
 
 import (
-	"encoding/json"
-
+	"github.com/herald-notify/herald/internal/liquid"
 	"github.com/herald-notify/herald/internal/store"
 )
 
-// bindings are the variables a step's templates see.
+// bindings are the variables a step's templates see, as Novu gives them:
+// the payload and custom data with their keys in the order they were sent,
+// and only the subscriber fields that are set (a field never set is
+// absent, so `{% if subscriber.lastName %}` is false).
 func bindings(sub store.Subscriber, payload store.JSON, step map[string]any) map[string]any {
-	s := map[string]any{
-		"subscriberId": sub.SubscriberID, "_id": sub.ID,
-		"firstName": deref(sub.FirstName), "lastName": deref(sub.LastName), "email": deref(sub.Email),
-		"phone": deref(sub.Phone), "avatar": deref(sub.Avatar), "locale": deref(sub.Locale), "timezone": deref(sub.Timezone),
-	}
-	if len(sub.Data) > 0 {
-		var d any
-		if json.Unmarshal(sub.Data, &d) == nil {
-			s["data"] = d
+	s := liquid.NewMap(10)
+	s.Set("subscriberId", sub.SubscriberID)
+	s.Set("_id", sub.ID)
+	for _, f := range []struct {
+		key string
+		v   *string
+	}{
+		{"firstName", sub.FirstName}, {"lastName", sub.LastName}, {"email", sub.Email}, {"phone", sub.Phone},
+		{"avatar", sub.Avatar}, {"locale", sub.Locale}, {"timezone", sub.Timezone},
+	} {
+		if f.v != nil {
+			s.Set(f.key, *f.v)
 		}
 	}
-	var p any = map[string]any{}
+	if len(sub.Data) > 0 {
+		if d, err := liquid.ParseJSON(string(sub.Data)); err == nil {
+			s.Set("data", d)
+		}
+	}
+	var p any = liquid.NewMap(0)
 	if len(payload) > 0 {
-		_ = json.Unmarshal(payload, &p)
+		if v, err := liquid.ParseJSON(string(payload)); err == nil {
+			p = v
+		}
 	}
 	b := map[string]any{"subscriber": s, "payload": p}
 	if step != nil {

@@ -1,10 +1,7 @@
 package sandbox
 
 import (
-	"reflect"
 	"time"
-
-	"github.com/osteele/liquid/values"
 )
 
 // budgetKey is the scope entry that carries a render's budget to Herald's
@@ -103,94 +100,11 @@ func (b *budget) wouldMake(n int) error {
 	return nil
 }
 
-// limitWriter collects output up to max bytes.
-type limitWriter struct {
-	b      *budget
-	buf    []byte
-	max    int
-	reason string
-	work   bool // counts toward the work budget (captures)
-}
+// Tick counts one loop iteration or filter call (liquid.Budget).
+func (b *budget) Tick() error { return b.tick() }
 
-func (w *limitWriter) Write(p []byte) (int, error) {
-	if err := w.b.check(); err != nil {
-		return 0, err
-	}
-	if len(w.buf)+len(p) > w.max {
-		if w.reason == ReasonOutput {
-			return 0, w.b.fail(newError(ReasonOutput, "the rendered text is longer than %d bytes", w.max))
-		}
-		return 0, w.b.fail(newError(ReasonValue, "a capture is longer than %d bytes", w.max))
-	}
-	if w.work {
-		if err := w.b.made(len(p)); err != nil {
-			return 0, err
-		}
-	}
-	w.buf = append(w.buf, p...)
-	return len(p), nil
-}
+// Made counts n bytes a filter or capture made (liquid.Budget).
+func (b *budget) Made(n int) error { return b.made(n) }
 
-// WriteString avoids a copy for the writers that know it.
-func (w *limitWriter) WriteString(s string) (int, error) { return w.Write([]byte(s)) }
-
-// sizeOf estimates the bytes of a value, stopping once past limit.
-func sizeOf(v any, limit int) int {
-	n := 0
-	var walk func(v any)
-	walk = func(v any) {
-		if n > limit {
-			return
-		}
-		switch t := v.(type) {
-		case nil, bool, int, int64, float64, float32, int32, uint, uint64:
-			n += 8
-		case string:
-			n += 16 + len(t)
-		case []byte:
-			n += 16 + len(t)
-		case []any:
-			n += 16
-			for _, x := range t {
-				walk(x)
-			}
-		case []string:
-			n += 16
-			for _, x := range t {
-				n += 16 + len(x)
-			}
-		case map[string]any:
-			n += 16
-			for k, x := range t {
-				n += 16 + len(k)
-				walk(x)
-			}
-		case values.Range:
-			n += 8 * max(t.Len(), 0)
-		case time.Time:
-			n += 24
-		default:
-			rv := reflect.ValueOf(v)
-			switch rv.Kind() {
-			case reflect.Slice, reflect.Array:
-				n += 16
-				for i := 0; i < rv.Len() && n <= limit; i++ {
-					walk(rv.Index(i).Interface())
-				}
-			case reflect.Map:
-				n += 16
-				it := rv.MapRange()
-				for it.Next() && n <= limit {
-					walk(it.Key().Interface())
-					walk(it.Value().Interface())
-				}
-			case reflect.String:
-				n += 16 + rv.Len()
-			default:
-				n += 16
-			}
-		}
-	}
-	walk(v)
-	return n
-}
+// WouldMake fails before a filter makes n bytes (liquid.Budget).
+func (b *budget) WouldMake(n int) error { return b.wouldMake(n) }

@@ -1,10 +1,13 @@
 // Package sandbox renders the Liquid templates that workflow authors write —
-// untrusted code — under budgets: wall time, loop iterations and filter
-// calls, the size of every value a filter takes or makes, the work all
-// filters and captures do, and the size of the output. Panics are recovered
-// and become errors. Templates are parsed with the osteele/liquid parser,
-// but the tags are Herald's own (no include, no file access, bounded loops
-// and captures) and every filter runs behind a budget check.
+// untrusted code — under budgets: CPU time, loop iterations and filter
+// calls, the size of every value a filter makes, the work all filters and
+// captures do, and the size of the output. Panics are recovered and become
+// errors.
+//
+// A step's controls render as Novu renders them (internal/liquid): the
+// controls as one JSON document, rendered as one template with Novu's
+// output escape, parsed back. The engine has no file access (include,
+// render and layout do not parse).
 package sandbox
 
 import (
@@ -15,9 +18,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/osteele/liquid/parser"
-	lrender "github.com/osteele/liquid/render"
-
+	"github.com/herald-notify/herald/internal/liquid"
 	"github.com/herald-notify/herald/internal/textcheck"
 )
 
@@ -122,13 +123,13 @@ func newError(reason, format string, a ...any) *Error {
 // Sandbox parses and renders templates. It is safe for concurrent use.
 type Sandbox struct {
 	limits Limits
-	parse  lrender.Config
+	eng    *liquid.Engine
 
 	mu          sync.RWMutex
-	cache       map[string]lrender.Node
+	cache       map[string]*liquid.Template
 	cachedBytes int
 
-	pool sync.Pool // *renderConfig
+	pool sync.Pool // *budget
 }
 
 // maxCachedBytes bounds the template sources kept parsed.
@@ -136,112 +137,144 @@ const maxCachedBytes = 64 << 20
 
 // New builds a Sandbox with the limits (zero fields take DefaultLimits).
 func New(l Limits) *Sandbox {
-	s := &Sandbox{limits: l.withDefaults(), cache: map[string]lrender.Node{}}
-	s.parse = newConfig(nil)
-	return s
+	return &Sandbox{limits: l.withDefaults(), eng: liquid.NewNovu(), cache: map[string]*liquid.Template{}}
 }
 
-// Check parses a template, reporting a syntax error or a template too long.
+// Check parses one template as a control of a step, reporting a syntax
+// error or a template too long.
 func (s *Sandbox) Check(src string) error {
-	_, err := s.compile(src)
+	if len(src) > s.limits.MaxSource {
+		return newError(ReasonSource, "the template is longer than %d bytes", s.limits.MaxSource)
+	}
+	doc, spans := liquid.EncodeControls(src)
+	_, err := s.compile(doc, spans)
 	return err
 }
 
-// compile returns the parsed template, from the cache when it was parsed before.
-func (s *Sandbox) compile(src string) (node lrender.Node, err error) {
-	if len(src) > s.limits.MaxSource {
-		return nil, newError(ReasonSource, "the template is longer than %d bytes", s.limits.MaxSource)
-	}
+// compile returns the parsed document, from the cache when it was parsed
+// before.
+func (s *Sandbox) compile(doc string, spans []liquid.Span) (tpl *liquid.Template, err error) {
 	s.mu.RLock()
-	node, ok := s.cache[src]
+	tpl, ok := s.cache[doc]
 	s.mu.RUnlock()
 	if ok {
-		return node, nil
+		return tpl, nil
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			node, err = nil, newError(ReasonSyntax, "the template could not be parsed: %v", p)
+			tpl, err = nil, newError(ReasonSyntax, "the template could not be parsed: %v", p)
 		}
 	}()
-	node, perr := s.parse.Compile(src, parser.SourceLoc{})
+	tpl, perr := s.eng.Parse(doc)
 	if perr != nil {
-		return nil, newError(ReasonSyntax, "%s", strings.TrimPrefix(perr.Error(), "Liquid error: "))
+		return nil, liquidError(ReasonSyntax, perr, spans)
 	}
 	s.mu.Lock()
-	if s.cachedBytes+len(src) > maxCachedBytes {
-		s.cache, s.cachedBytes = map[string]lrender.Node{}, 0
+	if s.cachedBytes+len(doc) > maxCachedBytes {
+		s.cache, s.cachedBytes = map[string]*liquid.Template{}, 0
 	}
-	s.cache[src] = node
-	s.cachedBytes += len(src)
+	s.cache[doc] = tpl
+	s.cachedBytes += len(doc)
 	s.mu.Unlock()
-	return node, nil
+	return tpl, nil
 }
 
-// Run is one render under one budget: the templates of one step. It is not
-// safe for concurrent use; End returns its resources.
-type Run struct {
-	s   *Sandbox
-	cfg *renderConfig
+// liquidError names the field an engine error happened in and, for a
+// double-quoted string in a tag, says what to write instead.
+func liquidError(reason string, err error, spans []liquid.Span) *Error {
+	var le *liquid.Error
+	if !errors.As(err, &le) {
+		return newError(reason, "%v", err)
+	}
+	e := newError(reason, "%s", le.Msg)
+	if le.Pos >= 0 {
+		e.Field = liquid.FieldAt(spans, le.Pos)
+	}
+	if reason == ReasonSyntax && strings.Contains(le.Msg, `\"`) {
+		e.Msg += ` (write string literals in single quotes: a step's controls render as one JSON document, as in Novu, where double quotes inside a tag are escaped)`
+	}
+	return e
 }
 
-// Begin starts a render; its time budget starts now. The calling goroutine
-// stays on its OS thread until End, so that the thread's CPU clock measures
-// the render.
-func (s *Sandbox) Begin() *Run {
-	cfg, _ := s.pool.Get().(*renderConfig)
-	if cfg == nil {
-		cfg = newRenderConfig()
+// Controls renders a step's control values under one budget, as Novu
+// renders them: values may be Go maps (keys in sorted order) or
+// liquid.Map (keys in their own order); vars' values too.
+func (s *Sandbox) Controls(values any, vars map[string]any) (map[string]any, error) {
+	out, err := s.render(values, vars)
+	if err != nil {
+		return nil, err
 	}
-	threadClock{}.lock()
-	cfg.b.reset(&s.limits, time.Now())
-	return &Run{s: s, cfg: cfg}
+	m, _ := out.(map[string]any)
+	if m == nil {
+		m = map[string]any{}
+	}
+	return m, nil
 }
 
-// End releases the run. The run must not be used afterwards.
-func (r *Run) End() {
-	if r.cfg != nil {
-		r.s.pool.Put(r.cfg)
-		r.cfg = nil
-		threadClock{}.unlock()
-	}
-}
-
-// Render renders one template with the variables (which it does not change).
-func (r *Run) Render(src string, vars map[string]any) (string, error) {
-	if src == "" {
-		return "", nil
-	}
-	b := r.cfg.b
-	if b.err != nil {
-		return "", b.err
-	}
-	node, err := r.s.compile(src)
+// Render renders one template under a budget of its own.
+func (s *Sandbox) Render(src string, vars map[string]any) (string, error) {
+	out, err := s.render(src, vars)
 	if err != nil {
 		return "", err
 	}
-	scope := make(map[string]any, len(vars)+1)
-	for k, v := range vars {
-		scope[k] = v
+	str, ok := out.(string)
+	if !ok {
+		return "", newError(ReasonRender, "the template did not render to text")
 	}
-	scope[budgetKey] = b
-	w := &limitWriter{b: b, max: min(b.l.MaxOutput, b.l.MaxTotal-b.total), reason: ReasonOutput}
-	if err := r.render(node, w, scope); err != nil {
-		return "", err
+	return str, nil
+}
+
+func (s *Sandbox) render(values any, vars map[string]any) (out any, err error) {
+	doc, spans := liquid.EncodeControls(values)
+	for _, sp := range spans {
+		if sp.End-sp.Begin > s.limits.MaxSource+2 {
+			e := newError(ReasonSource, "the template is longer than %d bytes", s.limits.MaxSource)
+			e.Field = sp.Path
+			return nil, e
+		}
 	}
-	out := string(w.buf)
-	if textcheck.Text(out) != nil {
-		// url_decode can make NUL bytes and invalid UTF-8, which no store
-		// holds alike (PostgreSQL refuses them): the step fails instead.
-		return "", newError(ReasonText, "the rendered text is not valid UTF-8 or holds a NUL character")
+	tpl, err := s.compile(doc, spans)
+	if err != nil {
+		return nil, err
 	}
-	b.total += len(out)
+	b, _ := s.pool.Get().(*budget)
+	if b == nil {
+		b = &budget{}
+	}
+	defer s.pool.Put(b)
+	threadClock{}.lock()
+	defer threadClock{}.unlock()
+	b.reset(&s.limits, time.Now())
+
+	env := liquid.NewMap(len(vars))
+	keys := make([]string, 0, len(vars))
+	for k := range vars {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		env.Set(k, liquid.FromGo(vars[k]))
+	}
+	// The document's own bytes are not output: its text is, once rendered.
+	maxDoc := s.limits.MaxTotal + len(doc)
+	rendered, err := s.run(tpl, env, b, maxDoc, spans)
+	if err != nil {
+		return nil, err
+	}
+	parsed, perr := liquid.ParseJSON(rendered)
+	if perr != nil {
+		return nil, newError(ReasonRender, "%v", perr)
+	}
+	out = liquid.ToGo(parsed)
+	if err := s.checkOutput("", out); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
-// render renders under panic recovery; a budget failure wins over whatever
+// run renders under panic recovery; a budget failure wins over whatever
 // error or panic it caused on its way out.
-func (r *Run) render(node lrender.Node, w *limitWriter, scope map[string]any) (err error) {
-	b := r.cfg.b
+func (s *Sandbox) run(tpl *liquid.Template, env *liquid.Map, b *budget, maxDoc int, spans []liquid.Span) (out string, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			if b.err != nil {
@@ -251,62 +284,54 @@ func (r *Run) render(node lrender.Node, w *limitWriter, scope map[string]any) (e
 			err = newError(ReasonPanic, "the template failed: %v", p)
 		}
 	}()
-	rerr := lrender.Render(node, w, scope, r.cfg.cfg)
+	out, rerr := s.eng.Render(tpl, env, liquid.RenderOptions{Budget: b, Output: func(total int) error {
+		if total > maxDoc {
+			return b.fail(newError(ReasonOutput, "the rendered text is longer than %d bytes", s.limits.MaxTotal))
+		}
+		return b.check()
+	}})
 	if b.err != nil {
-		return b.err
+		return "", b.err
 	}
 	if rerr != nil {
 		var se *Error
-		if errors.As(rerr.Cause(), &se) {
-			return se
+		if errors.As(rerr, &se) {
+			return "", se
 		}
-		return newError(ReasonRender, "%s", strings.TrimPrefix(rerr.Error(), "Liquid error: "))
+		return "", liquidError(ReasonRender, rerr, spans)
 	}
-	return nil
+	return out, nil
 }
 
-// Value renders every string in v — through objects and arrays — and
-// returns a copy. Errors name the field (dotted path) of the template.
-func (r *Run) Value(v any, vars map[string]any) (any, error) {
-	return r.value("", v, vars)
-}
-
-func (r *Run) value(path string, v any, vars map[string]any) (any, error) {
+// checkOutput bounds each rendered text and refuses text no store holds
+// alike (url_decode can make NUL bytes and invalid UTF-8).
+func (s *Sandbox) checkOutput(path string, v any) error {
 	switch t := v.(type) {
 	case string:
-		out, err := r.Render(t, vars)
-		if err != nil {
-			var se *Error
-			if errors.As(err, &se) && se.Field == "" && path != "" {
-				c := *se
-				c.Field = path
-				return nil, &c
-			}
-			return nil, err
+		if len(t) > s.limits.MaxOutput {
+			e := newError(ReasonOutput, "the rendered text is longer than %d bytes", s.limits.MaxOutput)
+			e.Field = path
+			return e
 		}
-		return out, nil
+		if textcheck.Text(t) != nil {
+			e := newError(ReasonText, "the rendered text is not valid UTF-8 or holds a NUL character")
+			e.Field = path
+			return e
+		}
 	case map[string]any:
-		out := make(map[string]any, len(t))
 		for k, x := range t {
-			rx, err := r.value(join(path, k), x, vars)
-			if err != nil {
-				return nil, err
+			if err := s.checkOutput(join(path, k), x); err != nil {
+				return err
 			}
-			out[k] = rx
 		}
-		return out, nil
 	case []any:
-		out := make([]any, len(t))
 		for i, x := range t {
-			rx, err := r.value(join(path, fmt.Sprint(i)), x, vars)
-			if err != nil {
-				return nil, err
+			if err := s.checkOutput(join(path, fmt.Sprint(i)), x); err != nil {
+				return err
 			}
-			out[i] = rx
 		}
-		return out, nil
 	}
-	return v, nil
+	return nil
 }
 
 func join(path, k string) string {
@@ -314,25 +339,6 @@ func join(path, k string) string {
 		return k
 	}
 	return path + "." + k
-}
-
-// Controls renders a step's control values under one budget.
-func (s *Sandbox) Controls(values map[string]any, vars map[string]any) (map[string]any, error) {
-	r := s.Begin()
-	defer r.End()
-	out, err := r.Value(values, vars)
-	if err != nil {
-		return nil, err
-	}
-	m, _ := out.(map[string]any)
-	return m, nil
-}
-
-// Render renders one template under a budget of its own.
-func (s *Sandbox) Render(src string, vars map[string]any) (string, error) {
-	r := s.Begin()
-	defer r.End()
-	return r.Render(src, vars)
 }
 
 // CheckAll parses every string in v (through objects and arrays) and
