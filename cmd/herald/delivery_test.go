@@ -13,7 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/herald-notify/herald/internal/provider/email/sendgrid"
+	"github.com/herald-notify/herald/internal/provider/email/sendgrid/sendgridfake"
 	"github.com/herald-notify/herald/internal/testdb"
 )
 
@@ -30,7 +30,7 @@ func TestServeDeliversOverTLS(t *testing.T) {
 	for _, kind := range testdb.Kinds {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
-			fake := sendgrid.NewFake()
+			fake := sendgridfake.New()
 			defer fake.Close()
 			origin, err := url.Parse(fake.URL())
 			require.NoError(t, err)

@@ -8,9 +8,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/herald-notify/herald/internal/provider/chat/chatwebhook"
-	"github.com/herald-notify/herald/internal/provider/chat/discord"
-	"github.com/herald-notify/herald/internal/provider/chat/slack"
+	"github.com/herald-notify/herald/internal/provider/chat/chatwebhook/chatwebhookfake"
+	"github.com/herald-notify/herald/internal/provider/chat/discord/discordfake"
+	"github.com/herald-notify/herald/internal/provider/chat/slack/slackfake"
 	"github.com/herald-notify/herald/internal/provider/providertest"
 )
 
@@ -32,7 +32,7 @@ func TestChatDelivery(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, h *harness) {
 		dev := h.authFor(asDev)
-		sl, dc, wh := slack.NewFake(), discord.NewFake(), chatwebhook.NewFake()
+		sl, dc, wh := slackfake.New(), discordfake.New(), chatwebhookfake.New()
 		defer sl.Close()
 		defer dc.Close()
 		defer wh.Close()

@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/herald-notify/herald/internal/engine"
-	"github.com/herald-notify/herald/internal/provider/email/resend"
-	"github.com/herald-notify/herald/internal/provider/email/sendgrid"
+	"github.com/herald-notify/herald/internal/provider/email/resend/resendfake"
+	"github.com/herald-notify/herald/internal/provider/email/sendgrid/sendgridfake"
 	"github.com/herald-notify/herald/internal/provider/providertest"
 	"github.com/herald-notify/herald/internal/store"
 )
@@ -35,7 +35,7 @@ func emailWorkflow(key string) map[string]any {
 }
 
 // sendgridIntegration creates an active SendGrid integration at a fake.
-func (h *harness) sendgridIntegration(t *testing.T, f *sendgrid.Fake, identifier string) map[string]any {
+func (h *harness) sendgridIntegration(t *testing.T, f *sendgridfake.Fake, identifier string) map[string]any {
 	t.Helper()
 	creds := map[string]any(f.Credentials())
 	return h.createIntegration(t, h.authFor(asDev), map[string]any{"providerId": "sendgrid", "identifier": identifier,
@@ -71,7 +71,7 @@ func TestEmailDelivery(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, h *harness) {
 		dev := h.authFor(asDev)
-		f := sendgrid.NewFake()
+		f := sendgridfake.New()
 		defer f.Close()
 		in := h.sendgridIntegration(t, f, "mail-main")
 		h.createWorkflow(t, dev, emailWorkflow("welcome"))
@@ -131,7 +131,7 @@ func TestEmailRecipientMissing(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, h *harness) {
 		dev := h.authFor(asDev)
-		f := sendgrid.NewFake()
+		f := sendgridfake.New()
 		defer f.Close()
 		h.sendgridIntegration(t, f, "mail-main")
 		h.createWorkflow(t, dev, emailWorkflow("welcome"))
@@ -151,7 +151,7 @@ func TestEmailRetriesThenFailsOver(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, h *harness) {
 		dev := h.authFor(asDev)
-		primary, spare := sendgrid.NewFake(), sendgrid.NewFake()
+		primary, spare := sendgridfake.New(), sendgridfake.New()
 		defer primary.Close()
 		defer spare.Close()
 		h.sendgridIntegration(t, primary, "mail-primary")
@@ -191,7 +191,7 @@ func TestEmailPermanentFailureAndPinnedIntegration(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, h *harness) {
 		dev := h.authFor(asDev)
-		primary, spare := sendgrid.NewFake(), sendgrid.NewFake()
+		primary, spare := sendgridfake.New(), sendgridfake.New()
 		defer primary.Close()
 		defer spare.Close()
 		h.sendgridIntegration(t, primary, "mail-primary")
@@ -246,7 +246,7 @@ func TestDeliveryRefusesPrivateNetworks(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, h *harness) {
 		dev := h.authFor(asDev)
-		f := sendgrid.NewFake()
+		f := sendgridfake.New()
 		defer f.Close()
 		h.sendgridIntegration(t, f, "mail-main")
 		h.createWorkflow(t, dev, emailWorkflow("welcome"))
@@ -281,7 +281,7 @@ func TestCrashMidSendIsNotASecondEmail(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, h *harness) {
 		dev := h.authFor(asDev)
-		f := resend.NewFake()
+		f := resendfake.New()
 		defer f.Close()
 		creds := map[string]any(f.Credentials())
 		h.createIntegration(t, dev, map[string]any{"providerId": "resend", "identifier": "resend", "active": true, "credentials": creds})

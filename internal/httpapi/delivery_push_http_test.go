@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/herald-notify/herald/internal/provider/providertest"
-	"github.com/herald-notify/herald/internal/provider/push/expo"
-	"github.com/herald-notify/herald/internal/provider/push/fcm"
+	"github.com/herald-notify/herald/internal/provider/push/expo/expofake"
+	"github.com/herald-notify/herald/internal/provider/push/fcm/fcmfake"
 )
 
 func pushWorkflow(key string) map[string]any {
@@ -36,7 +36,7 @@ func TestPushDelivery(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, h *harness) {
 		dev := h.authFor(asDev)
-		fc, ex := fcm.NewFake(), expo.NewFake()
+		fc, ex := fcmfake.New(), expofake.New()
 		defer fc.Close()
 		defer ex.Close()
 		fcCreds := map[string]any(fc.Credentials())
@@ -45,9 +45,9 @@ func TestPushDelivery(t *testing.T) {
 		h.createIntegration(t, dev, map[string]any{"providerId": "expo", "identifier": "expo", "active": true, "credentials": exCreds})
 		h.createWorkflow(t, dev, pushWorkflow("replied"))
 		h.createSubscriber(t, dev, map[string]any{"subscriberId": "ada"})
-		dead, live := fcm.Token(900), fcm.Token(901)
+		dead, live := fcmfake.Token(900), fcmfake.Token(901)
 		credentialsOf(h, t, "ada", map[string]any{"providerId": "fcm", "credentials": map[string]any{"deviceTokens": []string{dead, live}}})
-		credentialsOf(h, t, "ada", map[string]any{"providerId": "expo", "credentials": map[string]any{"deviceTokens": []string{expo.Token(1)}}})
+		credentialsOf(h, t, "ada", map[string]any{"providerId": "expo", "credentials": map[string]any{"deviceTokens": []string{expofake.Token(1)}}})
 		eng := h.deliveryEngine(&testClock{t: time.Now().Add(time.Minute)})
 
 		fc.Fail(providertest.InvalidToken, 1) // the first token FCM sees is no longer registered
@@ -74,7 +74,7 @@ func TestPushDelivery(t *testing.T) {
 		require.Len(t, msgs, 2, "one message per integration")
 
 		// Every token refused: the step fails, the tokens go, the workflow is not stuck.
-		credentialsOf(h, t, "ada", map[string]any{"providerId": "expo", "credentials": map[string]any{"deviceTokens": []string{expo.Token(2)}}})
+		credentialsOf(h, t, "ada", map[string]any{"providerId": "expo", "credentials": map[string]any{"deviceTokens": []string{expofake.Token(2)}}})
 		ex.Fail(providertest.InvalidToken, 2)
 		h.trigger(t, dev, map[string]any{"name": "replied", "to": "ada", "transactionId": "tx-push-dead",
 			"payload": map[string]any{"author": "Eve", "post": "43"}, "overrides": map[string]any{"push": map[string]any{"integrationIdentifier": "expo"}}})

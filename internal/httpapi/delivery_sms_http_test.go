@@ -7,14 +7,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/herald-notify/herald/internal/provider/sms/twilio"
+	"github.com/herald-notify/herald/internal/provider/sms/twilio/twiliofake"
 )
 
 func TestSMSDelivery(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, h *harness) {
 		dev := h.authFor(asDev)
-		f := twilio.NewFake()
+		f := twiliofake.New()
 		defer f.Close()
 		creds := map[string]any(f.Credentials())
 		in := h.createIntegration(t, dev, map[string]any{"providerId": "twilio", "identifier": "texts", "active": true, "credentials": creds})

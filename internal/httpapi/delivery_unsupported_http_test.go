@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/herald-notify/herald/internal/provider/email/sendgrid"
+	"github.com/herald-notify/herald/internal/provider/email/sendgrid/sendgridfake"
 )
 
 // An integration of a provider Herald does not deliver through yet is
@@ -26,7 +26,7 @@ func TestUnsupportedProviderPassedOver(t *testing.T) {
 		require.Equal(t, "failed", mail["status"])
 		require.Contains(t, detailTexts(t, mail), "Herald does not deliver through mailjet yet: nothing was sent")
 
-		f := sendgrid.NewFake()
+		f := sendgridfake.New()
 		defer f.Close()
 		h.sendgridIntegration(t, f, "mail-sendgrid")
 		h.trigger(t, dev, map[string]any{"name": "welcome", "to": "ada", "transactionId": "tx-mailjet-and-sendgrid"})

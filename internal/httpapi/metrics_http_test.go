@@ -18,7 +18,7 @@ import (
 
 	"github.com/herald-notify/herald/internal/engine"
 	"github.com/herald-notify/herald/internal/httpapi"
-	"github.com/herald-notify/herald/internal/provider/email/sendgrid"
+	"github.com/herald-notify/herald/internal/provider/email/sendgrid/sendgridfake"
 	"github.com/herald-notify/herald/internal/provider/providertest"
 	"github.com/herald-notify/herald/internal/sandbox"
 	"github.com/herald-notify/herald/internal/testdb"
@@ -57,7 +57,7 @@ func TestMetrics(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, h *harness) {
 		dev := h.authFor(asDev)
-		f := sendgrid.NewFake()
+		f := sendgridfake.New()
 		defer f.Close()
 		h.sendgridIntegration(t, f, "mail-main")
 		h.createWorkflow(t, dev, emailWorkflow("welcome"))

@@ -4,8 +4,11 @@
 // a real provider checks (credentials, required fields), answers with the
 // provider's own success and error bodies, and records what it received.
 //
-// The fakes are ordinary code, not test files, so that end-to-end tests of
-// other packages and the delivery benchmark can run them too.
+// Each provider's fake is a package of its own beside it
+// (internal/provider/<channel>/<id>/<id>fake; registryfake starts any of them
+// by provider id), ordinary code rather than test files so that end-to-end
+// tests of other packages and the delivery benchmark can run them too, and
+// never imported by the herald binary (cmd/herald's TestBinaryHasNoTestCode).
 package providertest
 
 import (

@@ -1,12 +1,12 @@
 package registry
 
 import (
-	"maps"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/herald-notify/herald/internal/provider/providertest"
+	"github.com/herald-notify/herald/internal/provider/registry/registryfake"
 )
 
 // The providers the delivery issue names, by channel.
@@ -17,27 +17,20 @@ var required = map[string][]string{
 	"push":  {"fcm", "apns", "expo", "one-signal", "push-webhook"},
 }
 
-func fakes() map[string]func(t *testing.T) providertest.Fake {
-	all := map[string]func(t *testing.T) providertest.Fake{}
-	for _, m := range []map[string]func(t *testing.T) providertest.Fake{emailFakes, smsFakes, chatFakes, pushFakes} {
-		maps.Copy(all, m)
-	}
-	return all
-}
-
 // TestEveryProvider runs the shared suite against every registered
 // provider's wire fake.
 func TestEveryProvider(t *testing.T) {
 	t.Parallel()
 	r := Default()
-	all := fakes()
 	for _, id := range r.IDs() {
 		e, _ := r.Get(id)
-		newFake, ok := all[id]
-		require.True(t, ok, "provider %s has no wire fake", id)
 		t.Run(id, func(t *testing.T) {
 			t.Parallel()
-			providertest.Run(t, e, newFake)
+			providertest.Run(t, e, func(t *testing.T) providertest.Fake {
+				f, ok := registryfake.New(id)
+				require.True(t, ok, "provider %s has no wire fake in registryfake", id)
+				return f
+			})
 		})
 	}
 }

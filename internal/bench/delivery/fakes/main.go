@@ -13,8 +13,8 @@ import (
 	"net/http"
 	"os"
 
-	"github.com/herald-notify/herald/internal/provider/email/nodemailer"
-	"github.com/herald-notify/herald/internal/provider/email/sendgrid"
+	"github.com/herald-notify/herald/internal/provider/email/nodemailer/nodemailerfake"
+	"github.com/herald-notify/herald/internal/provider/email/sendgrid/sendgridfake"
 	"github.com/herald-notify/herald/internal/provider/providertest"
 )
 
@@ -26,7 +26,7 @@ type counted interface {
 func main() {
 	addr := flag.String("stats", "127.0.0.1:3998", "address of the stats endpoint")
 	flag.Parse()
-	smtpFake, sg := nodemailer.NewFake(), sendgrid.NewFake()
+	smtpFake, sg := nodemailerfake.New(), sendgridfake.New()
 	smtpCreds := smtpFake.Credentials()
 	// The fake's certificate is self-signed: STARTTLS without verification,
 	// as an SMTP integration with tlsOptions.rejectUnauthorized=false.

@@ -1,4 +1,4 @@
-package chatwebhook
+package chatwebhook_test
 
 import (
 	"context"
@@ -15,6 +15,8 @@ import (
 
 	"github.com/herald-notify/herald/internal/netguard"
 	"github.com/herald-notify/herald/internal/provider"
+	"github.com/herald-notify/herald/internal/provider/chat/chatwebhook"
+	"github.com/herald-notify/herald/internal/provider/chat/chatwebhook/chatwebhookfake"
 	"github.com/herald-notify/herald/internal/provider/chat/hook"
 )
 
@@ -25,7 +27,7 @@ func config(creds provider.Credentials) provider.Config {
 
 func send(t *testing.T, creds provider.Credentials, m *provider.Message) (*provider.Result, error) {
 	t.Helper()
-	s, err := New(config(creds))
+	s, err := chatwebhook.New(config(creds))
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -36,7 +38,7 @@ func send(t *testing.T, creds provider.Credentials, m *provider.Message) (*provi
 func TestSignVector(t *testing.T) {
 	t.Parallel()
 	require.Equal(t, "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843",
-		Sign("Jefe", []byte("what do ya want for nothing?")))
+		chatwebhook.Sign("Jefe", []byte("what do ya want for nothing?")))
 }
 
 // captured is what a scripted receiver saw.
@@ -67,7 +69,7 @@ func receiver(t *testing.T, status int, answer string) (*httptest.Server, *captu
 // does, and the signature is over exactly those bytes.
 func TestBodyAndSignature(t *testing.T) {
 	t.Parallel()
-	f := NewFake()
+	f := chatwebhookfake.New()
 	defer f.Close()
 	m := &provider.Message{Content: `<b>Deploy</b> & "done" ✓`, WebhookURL: f.WebhookURL()}
 	res, err := send(t, f.Credentials(), m)
@@ -77,7 +79,7 @@ func TestBodyAndSignature(t *testing.T) {
 	require.Equal(t, got[0].MessageID, res.ProviderMessageID)
 	want := `{"content":"<b>Deploy</b> & \"done\" ✓","webhookUrl":"` + f.WebhookURL() + `"}`
 	require.Equal(t, want, string(got[0].Body))
-	require.Equal(t, Sign(fakeSecret, []byte(want)), got[0].Header.Get(SignatureHeader))
+	require.Equal(t, chatwebhook.Sign(f.Credentials().String("secretKey"), []byte(want)), got[0].Header.Get(chatwebhook.SignatureHeader))
 	require.Equal(t, "application/json", got[0].Header.Get("Content-Type"))
 }
 
@@ -88,7 +90,7 @@ func TestUnsignedWithoutKey(t *testing.T) {
 	res, err := send(t, provider.Credentials{}, &provider.Message{Content: "hi", WebhookURL: srv.URL + "/hook"})
 	require.NoError(t, err)
 	require.Equal(t, "r-1", res.ProviderMessageID)
-	require.Empty(t, c.header.Values(SignatureHeader))
+	require.Empty(t, c.header.Values(chatwebhook.SignatureHeader))
 }
 
 // As in Novu, the overrides may sign with their own key (never sent) and
@@ -103,7 +105,7 @@ func TestOverridesKeyAndDestination(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "r-2", res.ProviderMessageID)
 	require.Equal(t, "/elsewhere/0123456789abcdef0123", c.path)
-	require.Equal(t, Sign("override-key", c.body), c.header.Get(SignatureHeader))
+	require.Equal(t, chatwebhook.Sign("override-key", c.body), c.header.Get(chatwebhook.SignatureHeader))
 	var body map[string]any
 	require.NoError(t, json.Unmarshal(c.body, &body))
 	require.Equal(t, map[string]any{"content": "hi", "webhookUrl": other, "channel": "ops"}, body)
@@ -152,7 +154,7 @@ func TestSecretsRedacted(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		w.WriteHeader(http.StatusBadRequest)
-		_, _ = io.WriteString(w, "refused "+r.URL.Path+" "+string(b)+" sig "+r.Header.Get(SignatureHeader)+" key secret-key-value")
+		_, _ = io.WriteString(w, "refused "+r.URL.Path+" "+string(b)+" sig "+r.Header.Get(chatwebhook.SignatureHeader)+" key secret-key-value")
 	}))
 	defer srv.Close()
 	_, err := send(t, provider.Credentials{"secretKey": "secret-key-value"}, &provider.Message{Content: "x", WebhookURL: srv.URL + "/h/" + token})

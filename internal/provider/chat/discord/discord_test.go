@@ -14,6 +14,7 @@ import (
 
 	"github.com/herald-notify/herald/internal/netguard"
 	"github.com/herald-notify/herald/internal/provider"
+	"github.com/herald-notify/herald/internal/provider/chat/discord/discordfake"
 )
 
 // plainConfig reaches any loopback server, as the suite's config does.
@@ -33,7 +34,7 @@ func send(t *testing.T, m *provider.Message) (*provider.Result, error) {
 
 func TestWaitIsAddedAndTheURLsQueryKept(t *testing.T) {
 	t.Parallel()
-	f := NewFake()
+	f := discordfake.New()
 	defer f.Close()
 	res, err := send(t, &provider.Message{Content: "in a thread", WebhookURL: f.WebhookURL() + "?thread_id=1190000000000000042&wait=false",
 		Overrides: map[string]any{"username": "Herald Bot", "embeds": []any{map[string]any{"title": "Build"}}}})
@@ -67,16 +68,16 @@ func TestWaitIsAddedAndTheURLsQueryKept(t *testing.T) {
 
 func TestDiscordRefusals(t *testing.T) {
 	t.Parallel()
-	f := NewFake()
+	f := discordfake.New()
 	defer f.Close()
 	for _, tc := range []struct {
 		name, url, content string
 		status             int
 		reason             string
 	}{
-		{"wrong token", strings.Replace(f.WebhookURL(), fakeToken, "another-token-that-is-long-enough-0123456789", 1), "hi",
+		{"wrong token", strings.Replace(f.WebhookURL(), discordfake.WebhookToken, "another-token-that-is-long-enough-0123456789", 1), "hi",
 			401, "Invalid Webhook Token (code 50027)"},
-		{"unknown webhook", strings.Replace(f.WebhookURL(), fakeWebhookID, "1000000000000000001", 1), "hi",
+		{"unknown webhook", strings.Replace(f.WebhookURL(), discordfake.WebhookID, "1000000000000000001", 1), "hi",
 			404, "Unknown Webhook (code 10015)"},
 		{"empty message", f.WebhookURL(), "", 400, "Cannot send an empty message (code 50006)"},
 		{"too long", f.WebhookURL(), strings.Repeat("a", 2001), 400,

@@ -14,6 +14,7 @@ import (
 
 	"github.com/herald-notify/herald/internal/netguard"
 	"github.com/herald-notify/herald/internal/provider"
+	"github.com/herald-notify/herald/internal/provider/chat/mattermost/mattermostfake"
 )
 
 // plainConfig reaches any loopback server, as the suite's config does.
@@ -33,7 +34,7 @@ func send(t *testing.T, m *provider.Message) (*provider.Result, error) {
 
 func TestOverridesChooseChannelAndName(t *testing.T) {
 	t.Parallel()
-	f := NewFake()
+	f := mattermostfake.New()
 	defer f.Close()
 	res, err := send(t, &provider.Message{Content: "Build #7 passed", WebhookURL: f.WebhookURL(),
 		Overrides: map[string]any{"channel": "town-square", "username": "herald", "icon_url": "https://herald.test/i.png"}})
@@ -50,9 +51,9 @@ func TestOverridesChooseChannelAndName(t *testing.T) {
 
 func TestMattermostRefusals(t *testing.T) {
 	t.Parallel()
-	f := NewFake()
+	f := mattermostfake.New()
 	defer f.Close()
-	_, err := send(t, &provider.Message{Content: "x", WebhookURL: strings.Replace(f.WebhookURL(), fakeHookID, "zzzzzzzzzzzzzzzzzzzzzzzzzz", 1)})
+	_, err := send(t, &provider.Message{Content: "x", WebhookURL: strings.Replace(f.WebhookURL(), mattermostfake.HookID, "zzzzzzzzzzzzzzzzzzzzzzzzzz", 1)})
 	pe := provider.AsError(err)
 	require.Equal(t, provider.Permanent, pe.Class)
 	require.Equal(t, http.StatusBadRequest, pe.Status)

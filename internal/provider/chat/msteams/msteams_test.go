@@ -14,6 +14,7 @@ import (
 
 	"github.com/herald-notify/herald/internal/netguard"
 	"github.com/herald-notify/herald/internal/provider"
+	"github.com/herald-notify/herald/internal/provider/chat/msteams/msteamsfake"
 	"github.com/herald-notify/herald/internal/provider/providertest"
 )
 
@@ -56,7 +57,7 @@ func TestBody(t *testing.T) {
 
 func TestBothKindsDeliver(t *testing.T) {
 	t.Parallel()
-	f := NewFake()
+	f := msteamsfake.New()
 	defer f.Close()
 	res, err := send(t, &provider.Message{Content: "via connector", WebhookURL: f.ConnectorURL()})
 	require.NoError(t, err)
@@ -94,7 +95,7 @@ func TestConnector200Failures(t *testing.T) {
 			w.Header().Set("Request-Id", "2a9d4bfa-13ea-426a-b07f-b44a2e678b2e")
 			_, _ = io.WriteString(w, tc.body)
 		}))
-		_, err := send(t, &provider.Message{Content: "x", WebhookURL: srv.URL + connectorPath})
+		_, err := send(t, &provider.Message{Content: "x", WebhookURL: srv.URL + msteamsfake.ConnectorPath})
 		srv.Close()
 		pe := provider.AsError(err)
 		require.Equal(t, tc.class, pe.Class, tc.body)
@@ -102,7 +103,7 @@ func TestConnector200Failures(t *testing.T) {
 		require.NotEmpty(t, pe.Reason)
 	}
 	// The fake's rate limit is that 200 answer.
-	f := NewFake()
+	f := msteamsfake.New()
 	defer f.Close()
 	f.Fail(providertest.RateLimited, 1)
 	_, err := send(t, &provider.Message{Content: "x", WebhookURL: f.ConnectorURL()})
@@ -114,21 +115,21 @@ func TestConnector200Failures(t *testing.T) {
 
 func TestConnectorAndWorkflowRefusals(t *testing.T) {
 	t.Parallel()
-	f := NewFake()
+	f := msteamsfake.New()
 	defer f.Close()
 	f.Fail(providertest.Rejected, 1)
 	_, err := send(t, &provider.Message{Content: "x", WebhookURL: f.ConnectorURL()})
 	pe := provider.AsError(err)
 	require.Equal(t, provider.Permanent, pe.Class)
-	require.Equal(t, badPayload, pe.Reason)
+	require.Equal(t, msteamsfake.BadPayload, pe.Reason)
 
-	removed := strings.Replace(f.ConnectorURL(), fakeHookToken, "00000000000000000000000000000000", 1)
+	removed := strings.Replace(f.ConnectorURL(), msteamsfake.HookToken, "00000000000000000000000000000000", 1)
 	_, err = send(t, &provider.Message{Content: "x", WebhookURL: removed})
 	pe = provider.AsError(err)
 	require.Equal(t, provider.Permanent, pe.Class)
 	require.Equal(t, http.StatusGone, pe.Status)
 
-	badSig := strings.Replace(f.WorkflowURL(), fakeSig, "AnotherSignatureThatIsWrong0123456789abcdef", 1)
+	badSig := strings.Replace(f.WorkflowURL(), msteamsfake.WorkflowSignature, "AnotherSignatureThatIsWrong0123456789abcdef", 1)
 	_, err = send(t, &provider.Message{Content: "x", WebhookURL: badSig})
 	pe = provider.AsError(err)
 	require.Equal(t, provider.Permanent, pe.Class)
@@ -167,9 +168,9 @@ func TestURLSecretsRedacted(t *testing.T) {
 			"message": "bad request for " + r.URL.RequestURI()}})
 	}))
 	defer srv.Close()
-	_, err := send(t, &provider.Message{Content: "x", WebhookURL: srv.URL + workflowPath + "?api-version=1&sig=" + fakeSig})
+	_, err := send(t, &provider.Message{Content: "x", WebhookURL: srv.URL + msteamsfake.WorkflowPath + "?api-version=1&sig=" + msteamsfake.WorkflowSignature})
 	pe := provider.AsError(err)
 	require.Equal(t, provider.Permanent, pe.Class)
-	require.NotContains(t, pe.Error()+pe.Raw, fakeSig)
-	require.NotContains(t, pe.Error()+pe.Raw, fakeWorkflow)
+	require.NotContains(t, pe.Error()+pe.Raw, msteamsfake.WorkflowSignature)
+	require.NotContains(t, pe.Error()+pe.Raw, msteamsfake.WorkflowID)
 }

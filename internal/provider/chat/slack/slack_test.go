@@ -15,10 +15,11 @@ import (
 	"github.com/herald-notify/herald/internal/netguard"
 	"github.com/herald-notify/herald/internal/provider"
 	"github.com/herald-notify/herald/internal/provider/chat/hook"
+	"github.com/herald-notify/herald/internal/provider/chat/slack/slackfake"
 	"github.com/herald-notify/herald/internal/provider/providertest"
 )
 
-func send(t *testing.T, f *Fake, m *provider.Message) (*provider.Result, error) {
+func send(t *testing.T, f *slackfake.Fake, m *provider.Message) (*provider.Result, error) {
 	t.Helper()
 	s, err := New(providertest.Config(f, f.Credentials(), true))
 	require.NoError(t, err)
@@ -35,7 +36,7 @@ func plainConfig() provider.Config {
 
 func TestBodyAndOverrides(t *testing.T) {
 	t.Parallel()
-	f := NewFake()
+	f := slackfake.New()
 	defer f.Close()
 	blocks := []any{map[string]any{"type": "section", "text": map[string]any{"type": "mrkdwn", "text": "*Build* passed"}}}
 	m := &provider.Message{Content: "Build passed <ok>", WebhookURL: f.WebhookURL(),
@@ -55,9 +56,9 @@ func TestBodyAndOverrides(t *testing.T) {
 
 func TestWrongTokenIsPermanentAndNeverShown(t *testing.T) {
 	t.Parallel()
-	f := NewFake()
+	f := slackfake.New()
 	defer f.Close()
-	bad := strings.Replace(f.WebhookURL(), fakeToken, "WrongTokenWrongToken1234", 1)
+	bad := strings.Replace(f.WebhookURL(), slackfake.WebhookToken, "WrongTokenWrongToken1234", 1)
 	_, err := send(t, f, &provider.Message{Content: "hi", WebhookURL: bad})
 	pe := provider.AsError(err)
 	require.Equal(t, provider.Permanent, pe.Class)
@@ -69,7 +70,7 @@ func TestWrongTokenIsPermanentAndNeverShown(t *testing.T) {
 
 func TestNoURLOrNoHTTPSendsNothing(t *testing.T) {
 	t.Parallel()
-	f := NewFake()
+	f := slackfake.New()
 	defer f.Close()
 	_, err := send(t, f, &provider.Message{Content: "hi"})
 	pe := provider.AsError(err)
@@ -77,7 +78,7 @@ func TestNoURLOrNoHTTPSendsNothing(t *testing.T) {
 	require.Equal(t, hook.Missing, pe.Reason)
 	_, err = send(t, f, &provider.Message{Content: "hi", WebhookURL: strings.Replace(f.WebhookURL(), "http://", "ftp://", 1)})
 	require.Equal(t, provider.Permanent, provider.AsError(err).Class)
-	require.NotContains(t, err.Error(), fakeToken)
+	require.NotContains(t, err.Error(), slackfake.WebhookToken)
 	require.Zero(t, f.Requests())
 }
 
@@ -123,7 +124,7 @@ func TestErrorClasses(t *testing.T) {
 // fake takes it as Slack does.
 func TestFakeTakesFormPayload(t *testing.T) {
 	t.Parallel()
-	f := NewFake()
+	f := slackfake.New()
 	defer f.Close()
 	resp, err := http.Post(f.WebhookURL(), "application/x-www-form-urlencoded",
 		strings.NewReader(`payload=%7B%22text%22%3A%22from+a+form%22%7D`))

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/herald-notify/herald/internal/provider"
+	"github.com/herald-notify/herald/internal/provider/email/mailgun/mailgunfake"
 	"github.com/herald-notify/herald/internal/provider/providertest"
 )
 
@@ -36,7 +37,7 @@ func fields(t *testing.T, d providertest.Delivery) map[string][]string {
 
 func TestOverridesBecomeFormFields(t *testing.T) {
 	t.Parallel()
-	f := NewFake()
+	f := mailgunfake.New()
 	defer f.Close()
 	m := providertest.Canonical(provider.Email, 1)
 	m.Headers = map[string]string{"X-Campaign": "spring"}
@@ -58,7 +59,7 @@ func TestOverridesBecomeFormFields(t *testing.T) {
 
 func TestBasicUserDefaultsToAPI(t *testing.T) {
 	t.Parallel()
-	f := NewFake()
+	f := mailgunfake.New()
 	defer f.Close()
 	creds := f.Credentials()
 	delete(creds, "user")
@@ -75,7 +76,7 @@ func TestBasicUserDefaultsToAPI(t *testing.T) {
 
 func TestUnknownDomainIsPermanent(t *testing.T) {
 	t.Parallel()
-	f := NewFake()
+	f := mailgunfake.New()
 	defer f.Close()
 	creds := f.Credentials()
 	creds["domain"] = "other.example.com"

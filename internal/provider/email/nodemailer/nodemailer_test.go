@@ -12,11 +12,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/herald-notify/herald/internal/provider"
+	"github.com/herald-notify/herald/internal/provider/email/nodemailer/nodemailerfake"
 	"github.com/herald-notify/herald/internal/provider/providertest"
 )
 
 // newSender builds a sender against f with creds (f's when nil).
-func newSender(t testing.TB, f *Fake, creds provider.Credentials) *sender {
+func newSender(t testing.TB, f *nodemailerfake.Fake, creds provider.Credentials) *sender {
 	t.Helper()
 	if creds == nil {
 		creds = f.Credentials()
@@ -48,7 +49,7 @@ func eventually(t *testing.T, cond func() bool, what string) {
 
 func TestPoolReusesConnections(t *testing.T) {
 	t.Parallel()
-	f := NewFake()
+	f := nodemailerfake.New()
 	defer f.Close()
 	s := newSender(t, f, nil)
 	for i := range 50 {
@@ -82,7 +83,7 @@ func TestPoolReusesConnections(t *testing.T) {
 
 func TestConnectionRetiredAfterMaxMessages(t *testing.T) {
 	t.Parallel()
-	f := NewFake()
+	f := nodemailerfake.New()
 	defer f.Close()
 	s := newSender(t, f, nil)
 	for i := range maxMessages + 1 {
@@ -94,7 +95,7 @@ func TestConnectionRetiredAfterMaxMessages(t *testing.T) {
 
 func TestIdleConnectionsAreClosed(t *testing.T) {
 	t.Parallel()
-	f := NewFake()
+	f := nodemailerfake.New()
 	defer f.Close()
 	s := newSender(t, f, nil)
 	s.pool.idle = 50 * time.Millisecond
@@ -108,7 +109,7 @@ func TestIdleConnectionsAreClosed(t *testing.T) {
 
 func TestConnectionDroppedByTheServerIsNotUsed(t *testing.T) {
 	t.Parallel()
-	f := NewFakeWith(Options{IdleTimeout: 100 * time.Millisecond})
+	f := nodemailerfake.NewWith(nodemailerfake.Options{IdleTimeout: 100 * time.Millisecond})
 	defer f.Close()
 	s := newSender(t, f, nil)
 	_, err := send(t, s, 1)
@@ -126,7 +127,7 @@ func TestConnectionDroppedByTheServerIsNotUsed(t *testing.T) {
 
 func TestRequireTLSRefusesAServerWithoutSTARTTLS(t *testing.T) {
 	t.Parallel()
-	f := NewFakeWith(Options{NoTLS: true})
+	f := nodemailerfake.NewWith(nodemailerfake.Options{NoTLS: true})
 	defer f.Close()
 	creds := f.Credentials()
 	creds["requireTls"] = true
@@ -145,7 +146,7 @@ func TestRequireTLSRefusesAServerWithoutSTARTTLS(t *testing.T) {
 
 func TestSTARTTLSIsUsedWhenOffered(t *testing.T) {
 	t.Parallel()
-	f := NewFake()
+	f := nodemailerfake.New()
 	defer f.Close()
 	creds := f.Credentials()
 	creds["requireTls"] = "true"
@@ -164,7 +165,7 @@ func TestSTARTTLSIsUsedWhenOffered(t *testing.T) {
 
 func TestImplicitTLS(t *testing.T) {
 	t.Parallel()
-	f := NewFakeWith(Options{ImplicitTLS: true})
+	f := nodemailerfake.NewWith(nodemailerfake.Options{ImplicitTLS: true})
 	defer f.Close()
 	require.Equal(t, true, f.Credentials()["secure"])
 	res, err := send(t, newSender(t, f, nil), 1)
@@ -176,7 +177,7 @@ func TestImplicitTLS(t *testing.T) {
 
 func TestAuthLogin(t *testing.T) {
 	t.Parallel()
-	f := NewFakeWith(Options{LoginOnly: true})
+	f := nodemailerfake.NewWith(nodemailerfake.Options{LoginOnly: true})
 	defer f.Close()
 	_, err := send(t, newSender(t, f, nil), 1)
 	require.NoError(t, err)
@@ -191,7 +192,7 @@ func TestAuthLogin(t *testing.T) {
 
 func TestRejectUnauthorizedFalseSkipsVerification(t *testing.T) {
 	t.Parallel()
-	f := NewFake()
+	f := nodemailerfake.New()
 	defer f.Close()
 	cfg := providertest.Config(f, f.Credentials(), true)
 	cfg.TLS = &tls.Config{} // the system's roots: the fake's certificate does not verify
@@ -229,7 +230,7 @@ func TestCredentialsChecked(t *testing.T) {
 
 func TestMIMEMessage(t *testing.T) {
 	t.Parallel()
-	f := NewFake()
+	f := nodemailerfake.New()
 	defer f.Close()
 	s := newSender(t, f, nil)
 	m := &provider.Message{ID: "abc123", To: []string{"Ada Lovelace <ada@example.com>"},
@@ -265,7 +266,7 @@ func TestMIMEMessage(t *testing.T) {
 
 func TestCancelledContextUnblocksASend(t *testing.T) {
 	t.Parallel()
-	f := NewFake()
+	f := nodemailerfake.New()
 	defer f.Close()
 	s := newSender(t, f, nil)
 	f.Fail(providertest.Hang, 1)
@@ -290,7 +291,7 @@ func TestCancelledContextUnblocksASend(t *testing.T) {
 
 // BenchmarkSend measures pooled sends to the local fake (e-mails/s).
 func BenchmarkSend(b *testing.B) {
-	f := NewFake()
+	f := nodemailerfake.New()
 	defer f.Close()
 	s := newSender(b, f, nil)
 	b.SetParallelism(4)

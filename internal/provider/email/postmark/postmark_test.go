@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/herald-notify/herald/internal/provider"
+	"github.com/herald-notify/herald/internal/provider/email/postmark/postmarkfake"
 	"github.com/herald-notify/herald/internal/provider/providertest"
 )
 
@@ -25,7 +26,7 @@ func sendTo(t *testing.T, f providertest.Fake, creds provider.Credentials, m *pr
 
 func TestHeadersAndMetadata(t *testing.T) {
 	t.Parallel()
-	f := NewFake()
+	f := postmarkfake.New()
 	defer f.Close()
 	m := providertest.Canonical(provider.Email, 1)
 	m.Headers = map[string]string{"X-B": "2", "X-A": "1"}
@@ -46,7 +47,7 @@ func TestHeadersAndMetadata(t *testing.T) {
 
 func TestInactiveRecipientIsPermanent(t *testing.T) {
 	t.Parallel()
-	f := NewFake()
+	f := postmarkfake.New()
 	defer f.Close()
 	f.Fail(providertest.Rejected, 1)
 	_, err := sendTo(t, f, f.Credentials(), providertest.Canonical(provider.Email, 1))
@@ -62,7 +63,7 @@ func TestErrorCodeInA200IsNoSend(t *testing.T) {
 		_, _ = w.Write([]byte(`{"ErrorCode":405,"Message":"Not allowed to send: you have run out of credits."}`))
 	}))
 	defer srv.Close()
-	f := NewFake()
+	f := postmarkfake.New()
 	defer f.Close()
 	creds := f.Credentials()
 	creds["baseUrl"] = srv.URL

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/herald-notify/herald/internal/provider"
+	"github.com/herald-notify/herald/internal/provider/email/resend/resendfake"
 	"github.com/herald-notify/herald/internal/provider/providertest"
 )
 
@@ -25,7 +26,7 @@ func sendTo(t *testing.T, f providertest.Fake, creds provider.Credentials, m *pr
 
 func TestARetriedSendIsOneEmail(t *testing.T) {
 	t.Parallel()
-	f := NewFake()
+	f := resendfake.New()
 	defer f.Close()
 	m := providertest.Canonical(provider.Email, 1)
 	first, err := sendTo(t, f, f.Credentials(), m)
@@ -49,7 +50,7 @@ func TestARetriedSendIsOneEmail(t *testing.T) {
 
 func TestLongIdempotencyKeyIsHashed(t *testing.T) {
 	t.Parallel()
-	f := NewFake()
+	f := resendfake.New()
 	defer f.Close()
 	m := providertest.Canonical(provider.Email, 1)
 	m.IdempotencyKey = strings.Repeat("k", 300)
@@ -69,7 +70,7 @@ func TestConcurrentIdempotentRequestIsTransient(t *testing.T) {
 		_, _ = w.Write([]byte(`{"statusCode":409,"name":"concurrent_idempotent_requests","message":"Same idempotency key used while original request is still in progress."}`))
 	}))
 	defer srv.Close()
-	f := NewFake()
+	f := resendfake.New()
 	defer f.Close()
 	creds := f.Credentials()
 	creds["baseUrl"] = srv.URL
@@ -81,7 +82,7 @@ func TestConcurrentIdempotentRequestIsTransient(t *testing.T) {
 
 func TestMissingAPIKeyIsPermanent(t *testing.T) {
 	t.Parallel()
-	f := NewFake()
+	f := resendfake.New()
 	defer f.Close()
 	creds := f.Credentials()
 	creds["apiKey"] = ""

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/herald-notify/herald/internal/provider"
+	"github.com/herald-notify/herald/internal/provider/email/ses/sigv4"
 )
 
 // Entry registers the provider.
@@ -25,7 +26,7 @@ var Entry = provider.Entry{
 type sender struct {
 	cfg provider.Config
 	url *url.URL
-	key awsKey
+	key sigv4.Key
 }
 
 // New builds a sender for one integration: apiKey is the access key id,
@@ -45,7 +46,7 @@ func New(cfg provider.Config) (provider.Sender, error) {
 		return nil, provider.Permanentf("credentials.baseUrl: %v", err)
 	}
 	s := &sender{cfg: cfg, url: u,
-		key: awsKey{id: c.String("apiKey"), secret: c.String("secretKey"), region: region, service: "ses"}}
+		key: sigv4.Key{ID: c.String("apiKey"), Secret: c.String("secretKey"), Region: region, Service: "ses"}}
 	if s.cfg.Now == nil {
 		s.cfg.Now = time.Now
 	}
@@ -104,7 +105,7 @@ func (s *sender) Send(ctx context.Context, m *provider.Message) (*provider.Resul
 	if err != nil {
 		return nil, err
 	}
-	s.key.sign(req.Method, s.url, req.Header, req.Body, s.cfg.Now())
+	s.key.Sign(req.Method, s.url, req.Header, req.Body, s.cfg.Now())
 	resp, err := provider.Do(ctx, s.cfg.HTTP, req)
 	if err != nil {
 		return nil, err

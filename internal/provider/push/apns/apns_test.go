@@ -15,6 +15,7 @@ import (
 	"github.com/herald-notify/herald/internal/provider/providertest"
 	"github.com/herald-notify/herald/internal/provider/push"
 	"github.com/herald-notify/herald/internal/provider/push/apns"
+	"github.com/herald-notify/herald/internal/provider/push/apns/apnsfake"
 )
 
 type clock struct {
@@ -34,7 +35,7 @@ func (c *clock) add(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
-func newSender(t *testing.T, f *apns.Fake, now func() time.Time) provider.Sender {
+func newSender(t *testing.T, f *apnsfake.Fake, now func() time.Time) provider.Sender {
 	t.Helper()
 	cfg := providertest.Config(f, f.Credentials(), true)
 	if now != nil {
@@ -60,32 +61,32 @@ func send(t *testing.T, s provider.Sender, m *provider.Message) (*provider.Resul
 
 func TestProviderTokenReusedThenRefreshed(t *testing.T) {
 	t.Parallel()
-	f := apns.NewFake()
+	f := apnsfake.New()
 	defer f.Close()
 	c := &clock{t: time.Now()}
 	f.SetClock(c.now)
 	s := newSender(t, f, c.now)
 	for i := range 5 {
-		_, err := send(t, s, message(i, apns.Token(i)))
+		_, err := send(t, s, message(i, apnsfake.Token(i)))
 		require.NoError(t, err)
 	}
 	require.Equal(t, 1, f.ProviderTokens())
 	c.add(49 * time.Minute)
-	_, err := send(t, s, message(5, apns.Token(5)))
+	_, err := send(t, s, message(5, apnsfake.Token(5)))
 	require.NoError(t, err)
 	require.Equal(t, 1, f.ProviderTokens(), "reused within 50 minutes")
 	c.add(2 * time.Minute)
-	_, err = send(t, s, message(6, apns.Token(6)))
+	_, err = send(t, s, message(6, apnsfake.Token(6)))
 	require.NoError(t, err)
 	require.Equal(t, 2, f.ProviderTokens(), "signed again before Apple's hour runs out")
 }
 
 func TestRequest(t *testing.T) {
 	t.Parallel()
-	f := apns.NewFake()
+	f := apnsfake.New()
 	defer f.Close()
 	s := newSender(t, f, nil)
-	m := message(1, apns.Token(1), apns.Token(2))
+	m := message(1, apnsfake.Token(1), apnsfake.Token(2))
 	m.Data = map[string]any{"postId": "42", "n": 3, "aps": "ignored"}
 	m.Overrides = map[string]any{"sound": "ping.aiff", "badge": 3, "mutableContent": 1, "campaign": "spring"}
 	res, err := send(t, s, m)
@@ -94,8 +95,8 @@ func TestRequest(t *testing.T) {
 	require.Len(t, got, 2)
 	d := got[0]
 	require.Equal(t, d.MessageID, res.ProviderMessageID)
-	require.Equal(t, push.UUID(m.IdempotencyKey, apns.Token(1)), d.MessageID, "apns-id derived from the key and token")
-	require.Equal(t, push.UUID(m.IdempotencyKey, apns.Token(2)), got[1].MessageID)
+	require.Equal(t, push.UUID(m.IdempotencyKey, apnsfake.Token(1)), d.MessageID, "apns-id derived from the key and token")
+	require.Equal(t, push.UUID(m.IdempotencyKey, apnsfake.Token(2)), got[1].MessageID)
 	require.Equal(t, "com.herald.test", d.Header.Get("apns-topic"))
 	require.Equal(t, "alert", d.Header.Get("apns-push-type"))
 	require.Equal(t, "10", d.Header.Get("apns-priority"))
@@ -111,40 +112,40 @@ func TestRequest(t *testing.T) {
 	require.Equal(t, "spring", body["campaign"])
 
 	// A retry of the same delivery carries the same apns-id.
-	_, err = send(t, s, message(1, apns.Token(1)))
+	_, err = send(t, s, message(1, apnsfake.Token(1)))
 	require.NoError(t, err)
 	require.Equal(t, d.MessageID, f.Received()[2].MessageID)
 }
 
 func TestSeveralTokens(t *testing.T) {
 	t.Parallel()
-	f := apns.NewFake()
+	f := apnsfake.New()
 	defer f.Close()
 	s := newSender(t, f, nil)
 
-	res, err := send(t, s, message(1, "not-hex", apns.Token(1)))
+	res, err := send(t, s, message(1, "not-hex", apnsfake.Token(1)))
 	require.NoError(t, err)
 	require.Equal(t, []string{"not-hex"}, res.InvalidTokens, "400 BadDeviceToken")
 	require.Len(t, f.Received(), 1)
 
 	f.Fail(providertest.InvalidToken, 1)
-	_, err = send(t, s, message(2, apns.Token(2), "not-hex"))
+	_, err = send(t, s, message(2, apnsfake.Token(2), "not-hex"))
 	pe := provider.AsError(err)
 	require.Equal(t, provider.TokenInvalid, pe.Class, pe.Error())
-	require.Equal(t, []string{apns.Token(2), "not-hex"}, pe.InvalidTokens)
+	require.Equal(t, []string{apnsfake.Token(2), "not-hex"}, pe.InvalidTokens)
 
 	// 429 is about one device: the next token is still tried.
 	f.Fail(providertest.RateLimited, 1)
-	res, err = send(t, s, message(3, apns.Token(3), apns.Token(4)))
+	res, err = send(t, s, message(3, apnsfake.Token(3), apnsfake.Token(4)))
 	require.NoError(t, err)
 	require.Equal(t, f.Received()[1].MessageID, res.ProviderMessageID)
-	require.Equal(t, []string{apns.Token(4)}, f.Received()[1].Tokens)
+	require.Equal(t, []string{apnsfake.Token(4)}, f.Received()[1].Tokens)
 
 	// A refused provider token stops the send: every token would fail alike.
 	bad, err := apns.New(providertest.Config(f, f.BadCredentials(), true))
 	require.NoError(t, err)
 	before := f.Requests()
-	_, err = send(t, bad, message(4, apns.Token(5), apns.Token(6)))
+	_, err = send(t, bad, message(4, apnsfake.Token(5), apnsfake.Token(6)))
 	pe = provider.AsError(err)
 	require.Equal(t, provider.Permanent, pe.Class)
 	require.Equal(t, "InvalidProviderToken", pe.Reason)
@@ -153,14 +154,14 @@ func TestSeveralTokens(t *testing.T) {
 
 func TestFakeRefusesHTTP1(t *testing.T) {
 	t.Parallel()
-	f := apns.NewFake()
+	f := apnsfake.New()
 	defer f.Close()
 	cfg := providertest.Config(f, f.Credentials(), true)
 	cfg.HTTP = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: f.Roots(),
 		MinVersion: tls.VersionTLS12}}}
 	s, err := apns.New(cfg)
 	require.NoError(t, err)
-	_, err = send(t, s, message(1, apns.Token(1)))
+	_, err = send(t, s, message(1, apnsfake.Token(1)))
 	require.Error(t, err)
 	require.Equal(t, 505, provider.AsError(err).Status)
 	require.Empty(t, f.Received())

@@ -15,6 +15,7 @@ import (
 	"github.com/herald-notify/herald/internal/provider"
 	"github.com/herald-notify/herald/internal/provider/providertest"
 	"github.com/herald-notify/herald/internal/provider/push/expo"
+	"github.com/herald-notify/herald/internal/provider/push/expo/expofake"
 )
 
 func send(t *testing.T, cfg provider.Config, tokens ...string) (*provider.Result, error) {
@@ -30,11 +31,11 @@ func send(t *testing.T, cfg provider.Config, tokens ...string) (*provider.Result
 
 func TestBatchesOfHundred(t *testing.T) {
 	t.Parallel()
-	f := expo.NewFake()
+	f := expofake.New()
 	defer f.Close()
 	var tokens []string
 	for i := range 250 {
-		tokens = append(tokens, expo.Token(i))
+		tokens = append(tokens, expofake.Token(i))
 	}
 	tokens = append(tokens, "fcm-token-not-expo")
 	res, err := send(t, providertest.Config(f, f.Credentials(), true), tokens...)
@@ -43,8 +44,8 @@ func TestBatchesOfHundred(t *testing.T) {
 	got := f.Received()
 	require.Len(t, got, 250)
 	require.Equal(t, got[0].MessageID, res.ProviderMessageID)
-	require.Equal(t, []string{expo.Token(0)}, got[0].Tokens)
-	require.Equal(t, []string{expo.Token(249)}, got[249].Tokens)
+	require.Equal(t, []string{expofake.Token(0)}, got[0].Tokens)
+	require.Equal(t, []string{expofake.Token(249)}, got[249].Tokens)
 	require.Equal(t, []string{"fcm-token-not-expo"}, res.InvalidTokens, "not an Expo token: never sent")
 }
 
@@ -63,7 +64,7 @@ func scripted(t *testing.T, status int, body string) (provider.Config, func() ht
 		_, _ = w.Write([]byte(body))
 	}))
 	t.Cleanup(srv.Close)
-	f := expo.NewFake()
+	f := expofake.New()
 	t.Cleanup(f.Close)
 	cfg := providertest.Config(f, provider.Credentials{"baseUrl": srv.URL}, true)
 	return cfg, func() http.Header {
@@ -75,7 +76,7 @@ func scripted(t *testing.T, status int, body string) (provider.Config, func() ht
 
 func TestTickets(t *testing.T) {
 	t.Parallel()
-	a, b, c := expo.Token(1), expo.Token(2), expo.Token(3)
+	a, b, c := expofake.Token(1), expofake.Token(2), expofake.Token(3)
 	tickets := func(ts ...map[string]any) string {
 		out, _ := json.Marshal(map[string]any{"data": ts})
 		return string(out)
@@ -131,7 +132,7 @@ func TestRequestErrors(t *testing.T) {
 		{200, "TOO_MANY_REQUESTS", provider.Transient}, // errors without tickets
 	} {
 		cfg, _ := scripted(t, tc.status, `{"errors":[{"code":"`+tc.code+`","message":"m"}]}`)
-		_, err := send(t, cfg, expo.Token(1))
+		_, err := send(t, cfg, expofake.Token(1))
 		pe := provider.AsError(err)
 		require.Equal(t, tc.class, pe.Class, "%d %s: %v", tc.status, tc.code, pe)
 		require.Contains(t, pe.Reason, tc.code)

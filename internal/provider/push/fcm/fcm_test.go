@@ -14,6 +14,7 @@ import (
 	"github.com/herald-notify/herald/internal/provider"
 	"github.com/herald-notify/herald/internal/provider/providertest"
 	"github.com/herald-notify/herald/internal/provider/push/fcm"
+	"github.com/herald-notify/herald/internal/provider/push/fcm/fcmfake"
 )
 
 // clock is a settable time shared by the sender and the fake.
@@ -34,7 +35,7 @@ func (c *clock) add(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
-func newSender(t *testing.T, f *fcm.Fake, now func() time.Time) provider.Sender {
+func newSender(t *testing.T, f *fcmfake.Fake, now func() time.Time) provider.Sender {
 	t.Helper()
 	cfg := providertest.Config(f, f.Credentials(), true)
 	if now != nil {
@@ -56,7 +57,7 @@ func send(t *testing.T, s provider.Sender, tokens ...string) (*provider.Result, 
 
 func TestAccessTokenCachedUntilExpiry(t *testing.T) {
 	t.Parallel()
-	f := fcm.NewFake()
+	f := fcmfake.New()
 	defer f.Close()
 	c := &clock{t: time.Now()}
 	f.SetClock(c.now)
@@ -67,28 +68,28 @@ func TestAccessTokenCachedUntilExpiry(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := send(t, s, fcm.Token(i))
+			_, err := send(t, s, fcmfake.Token(i))
 			require.NoError(t, err)
 		}()
 	}
 	wg.Wait()
-	_, err := send(t, s, fcm.Token(11))
+	_, err := send(t, s, fcmfake.Token(11))
 	require.NoError(t, err)
 	require.Equal(t, 1, f.TokenRequests(), "concurrent sends share one exchange")
 	require.Len(t, f.Received(), 11)
 
-	c.add(fcm.TokenLifetime - 5*time.Minute) // still valid, not yet near expiry
-	_, err = send(t, s, fcm.Token(12))
+	c.add(fcmfake.TokenLifetime - 5*time.Minute) // still valid, not yet near expiry
+	_, err = send(t, s, fcmfake.Token(12))
 	require.NoError(t, err)
 	require.Equal(t, 1, f.TokenRequests())
 
 	c.add(4 * time.Minute) // within the refresh margin: exchanged before it expires
-	_, err = send(t, s, fcm.Token(13))
+	_, err = send(t, s, fcmfake.Token(13))
 	require.NoError(t, err)
 	require.Equal(t, 2, f.TokenRequests())
 
 	c.add(2 * time.Hour) // long expired
-	_, err = send(t, s, fcm.Token(14))
+	_, err = send(t, s, fcmfake.Token(14))
 	require.NoError(t, err)
 	require.Equal(t, 3, f.TokenRequests())
 	require.Len(t, f.Received(), 14)
@@ -96,54 +97,54 @@ func TestAccessTokenCachedUntilExpiry(t *testing.T) {
 
 func TestRevokedAccessTokenIsExchangedAgain(t *testing.T) {
 	t.Parallel()
-	f := fcm.NewFake()
+	f := fcmfake.New()
 	defer f.Close()
 	s := newSender(t, f, nil)
-	_, err := send(t, s, fcm.Token(1))
+	_, err := send(t, s, fcmfake.Token(1))
 	require.NoError(t, err)
 	f.RevokeTokens()
-	_, err = send(t, s, fcm.Token(2))
+	_, err = send(t, s, fcmfake.Token(2))
 	pe := provider.AsError(err)
 	require.Equal(t, provider.Permanent, pe.Class)
 	require.Equal(t, 401, pe.Status)
 	require.Contains(t, pe.Reason, "UNAUTHENTICATED")
-	_, err = send(t, s, fcm.Token(3))
+	_, err = send(t, s, fcmfake.Token(3))
 	require.NoError(t, err, "the refused token is not reused")
 	require.Equal(t, 2, f.TokenRequests())
 }
 
 func TestSeveralTokens(t *testing.T) {
 	t.Parallel()
-	f := fcm.NewFake()
+	f := fcmfake.New()
 	defer f.Close()
 	s := newSender(t, f, nil)
 
 	// A malformed token is refused as invalid while the others get it.
-	res, err := send(t, s, "not-a-token", fcm.Token(1), fcm.Token(2))
+	res, err := send(t, s, "not-a-token", fcmfake.Token(1), fcmfake.Token(2))
 	require.NoError(t, err)
 	require.Equal(t, []string{"not-a-token"}, res.InvalidTokens)
 	got := f.Received()
 	require.Len(t, got, 2)
 	require.Equal(t, got[0].MessageID, res.ProviderMessageID, "the first delivered token's id")
-	require.Equal(t, []string{fcm.Token(1)}, got[0].Tokens)
+	require.Equal(t, []string{fcmfake.Token(1)}, got[0].Tokens)
 
 	// Every token unregistered: TokenInvalid with all of them.
 	f.Fail(providertest.InvalidToken, 1)
-	_, err = send(t, s, fcm.Token(3), "bad token")
+	_, err = send(t, s, fcmfake.Token(3), "bad token")
 	pe := provider.AsError(err)
 	require.Equal(t, provider.TokenInvalid, pe.Class, pe.Error())
-	require.Equal(t, []string{fcm.Token(3), "bad token"}, pe.InvalidTokens)
+	require.Equal(t, []string{fcmfake.Token(3), "bad token"}, pe.InvalidTokens)
 
 	// A transient failure beside an invalid token: transient, still listing it.
 	f.Fail(providertest.Unavailable, 1)
-	_, err = send(t, s, fcm.Token(4), "bad token")
+	_, err = send(t, s, fcmfake.Token(4), "bad token")
 	pe = provider.AsError(err)
 	require.Equal(t, provider.Transient, pe.Class, pe.Error())
 	require.Equal(t, []string{"bad token"}, pe.InvalidTokens)
 
 	// A permanent failure that is not about the token stays permanent.
 	f.Fail(providertest.Rejected, 1)
-	_, err = send(t, s, fcm.Token(5))
+	_, err = send(t, s, fcmfake.Token(5))
 	pe = provider.AsError(err)
 	require.Equal(t, provider.Permanent, pe.Class, pe.Error())
 	require.Empty(t, pe.InvalidTokens)
@@ -152,7 +153,7 @@ func TestSeveralTokens(t *testing.T) {
 
 func TestDataValuesAreStrings(t *testing.T) {
 	t.Parallel()
-	f := fcm.NewFake()
+	f := fcmfake.New()
 	defer f.Close()
 	s := newSender(t, f, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -170,7 +171,7 @@ func TestDataValuesAreStrings(t *testing.T) {
 
 func TestTokenEndpointFailures(t *testing.T) {
 	t.Parallel()
-	f := fcm.NewFake()
+	f := fcmfake.New()
 	defer f.Close()
 	for _, tc := range []struct {
 		status int
@@ -186,7 +187,7 @@ func TestTokenEndpointFailures(t *testing.T) {
 		cfg := providertest.Config(f, creds, true)
 		s, err := fcm.New(cfg)
 		require.NoError(t, err)
-		_, err = send(t, s, fcm.Token(1))
+		_, err = send(t, s, fcmfake.Token(1))
 		pe := provider.AsError(err)
 		require.Equal(t, tc.class, pe.Class, pe.Error())
 		require.Contains(t, pe.Reason, "token exchange")

@@ -14,9 +14,10 @@ import (
 	"github.com/herald-notify/herald/internal/provider/providertest"
 	"github.com/herald-notify/herald/internal/provider/push"
 	"github.com/herald-notify/herald/internal/provider/push/onesignal"
+	"github.com/herald-notify/herald/internal/provider/push/onesignal/onesignalfake"
 )
 
-func send(t *testing.T, f *onesignal.Fake, creds provider.Credentials, m *provider.Message) (*provider.Result, error) {
+func send(t *testing.T, f *onesignalfake.Fake, creds provider.Credentials, m *provider.Message) (*provider.Result, error) {
 	t.Helper()
 	s, err := onesignal.New(providertest.Config(f, creds, true))
 	require.NoError(t, err)
@@ -33,9 +34,9 @@ func message(n int, tokens ...string) *provider.Message {
 
 func TestIdempotencyKey(t *testing.T) {
 	t.Parallel()
-	f := onesignal.NewFake()
+	f := onesignalfake.New()
 	defer f.Close()
-	m := message(1, onesignal.Token(1))
+	m := message(1, onesignalfake.Token(1))
 	first, err := send(t, f, f.Credentials(), m)
 	require.NoError(t, err)
 	again, err := send(t, f, f.Credentials(), m)
@@ -49,12 +50,12 @@ func TestIdempotencyKey(t *testing.T) {
 	require.Equal(t, "Key os_v2_app_heraldfakekey7q2w3e4r5t6y7u8i9o0p", got[0].Header.Get("Authorization"))
 
 	// Another delivery has another key.
-	_, err = send(t, f, f.Credentials(), message(2, onesignal.Token(1)))
+	_, err = send(t, f, f.Credentials(), message(2, onesignalfake.Token(1)))
 	require.NoError(t, err)
 	require.Len(t, f.Received(), 2)
 
 	// A key that already is a UUID goes as it is.
-	m = message(3, onesignal.Token(1))
+	m = message(3, onesignalfake.Token(1))
 	m.IdempotencyKey = "0b7c3f4e-2d1a-4c5b-8e9f-a1b2c3d4e5f6"
 	_, err = send(t, f, f.Credentials(), m)
 	require.NoError(t, err)
@@ -63,9 +64,9 @@ func TestIdempotencyKey(t *testing.T) {
 
 func TestUnsubscribedRecipients(t *testing.T) {
 	t.Parallel()
-	f := onesignal.NewFake()
+	f := onesignalfake.New()
 	defer f.Close()
-	a, b, c := onesignal.Token(1), onesignal.Token(2), onesignal.Token(3)
+	a, b, c := onesignalfake.Token(1), onesignalfake.Token(2), onesignalfake.Token(3)
 	f.Unsubscribe(b, c)
 
 	res, err := send(t, f, f.Credentials(), message(1, a, b))
@@ -85,9 +86,9 @@ func TestUnsubscribedRecipients(t *testing.T) {
 
 func TestLegacyDialect(t *testing.T) {
 	t.Parallel()
-	f := onesignal.NewFake()
+	f := onesignalfake.New()
 	defer f.Close()
-	res, err := send(t, f, f.LegacyCredentials(), message(1, onesignal.Token(1)))
+	res, err := send(t, f, f.LegacyCredentials(), message(1, onesignalfake.Token(1)))
 	require.NoError(t, err)
 	got := f.Received()
 	require.Len(t, got, 1)
@@ -95,13 +96,13 @@ func TestLegacyDialect(t *testing.T) {
 	require.Contains(t, got[0].Header.Get("Authorization"), "Basic ")
 	var body map[string]any
 	require.NoError(t, json.Unmarshal(got[0].Body, &body))
-	require.Equal(t, []any{onesignal.Token(1)}, body["include_player_ids"])
+	require.Equal(t, []any{onesignalfake.Token(1)}, body["include_player_ids"])
 	require.NotContains(t, body, "include_subscription_ids")
 }
 
 func TestNoMessageCreated(t *testing.T) {
 	t.Parallel()
-	f := onesignal.NewFake()
+	f := onesignalfake.New()
 	defer f.Close()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -110,7 +111,7 @@ func TestNoMessageCreated(t *testing.T) {
 	defer srv.Close()
 	creds := f.Credentials()
 	creds["baseUrl"] = srv.URL
-	_, err := send(t, f, creds, message(1, onesignal.Token(1)))
+	_, err := send(t, f, creds, message(1, onesignalfake.Token(1)))
 	pe := provider.AsError(err)
 	require.Equal(t, provider.Permanent, pe.Class, "a 200 that created nothing, not about recipients")
 	require.Contains(t, pe.Reason, "must not be null")
@@ -119,7 +120,7 @@ func TestNoMessageCreated(t *testing.T) {
 
 func TestMalformedSubscriptionID(t *testing.T) {
 	t.Parallel()
-	f := onesignal.NewFake()
+	f := onesignalfake.New()
 	defer f.Close()
 	_, err := send(t, f, f.Credentials(), message(1, "not-a-uuid"))
 	pe := provider.AsError(err)
@@ -127,8 +128,8 @@ func TestMalformedSubscriptionID(t *testing.T) {
 	require.Equal(t, []string{"not-a-uuid"}, pe.InvalidTokens)
 	require.Zero(t, f.Requests(), "OneSignal would refuse the whole request")
 
-	res, err := send(t, f, f.Credentials(), message(2, "not-a-uuid", onesignal.Token(1)))
+	res, err := send(t, f, f.Credentials(), message(2, "not-a-uuid", onesignalfake.Token(1)))
 	require.NoError(t, err)
 	require.Equal(t, []string{"not-a-uuid"}, res.InvalidTokens)
-	require.Equal(t, []string{onesignal.Token(1)}, f.Received()[0].Tokens)
+	require.Equal(t, []string{onesignalfake.Token(1)}, f.Received()[0].Tokens)
 }

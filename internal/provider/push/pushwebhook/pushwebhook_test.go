@@ -14,6 +14,7 @@ import (
 	"github.com/herald-notify/herald/internal/provider"
 	"github.com/herald-notify/herald/internal/provider/providertest"
 	"github.com/herald-notify/herald/internal/provider/push/pushwebhook"
+	"github.com/herald-notify/herald/internal/provider/push/pushwebhook/pushwebhookfake"
 )
 
 func TestSignature(t *testing.T) {
@@ -23,7 +24,7 @@ func TestSignature(t *testing.T) {
 		pushwebhook.Sign("key", []byte("The quick brown fox jumps over the lazy dog")))
 }
 
-func send(t *testing.T, f *pushwebhook.Fake, creds provider.Credentials, m *provider.Message) (*provider.Result, error) {
+func send(t *testing.T, f *pushwebhookfake.Fake, creds provider.Credentials, m *provider.Message) (*provider.Result, error) {
 	t.Helper()
 	s, err := pushwebhook.New(providertest.Config(f, creds, true))
 	require.NoError(t, err)
@@ -34,7 +35,7 @@ func send(t *testing.T, f *pushwebhook.Fake, creds provider.Credentials, m *prov
 
 func TestBodyAsNovuSendsIt(t *testing.T) {
 	t.Parallel()
-	f := pushwebhook.NewFake()
+	f := pushwebhookfake.New()
 	defer f.Close()
 	m := providertest.Canonical(provider.Push, 1)
 	m.Tokens = []string{"a", "b"}
@@ -58,7 +59,7 @@ func TestBodyAsNovuSendsIt(t *testing.T) {
 
 func TestStatuses(t *testing.T) {
 	t.Parallel()
-	f := pushwebhook.NewFake()
+	f := pushwebhookfake.New()
 	defer f.Close()
 	for _, tc := range []struct {
 		status int

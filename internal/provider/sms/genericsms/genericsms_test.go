@@ -8,11 +8,12 @@ import (
 
 	"github.com/herald-notify/herald/internal/provider"
 	"github.com/herald-notify/herald/internal/provider/providertest"
+	"github.com/herald-notify/herald/internal/provider/sms/genericsms/genericsmsfake"
 )
 
 func TestTokenFlow(t *testing.T) {
 	t.Parallel()
-	f := NewTokenFake()
+	f := genericsmsfake.NewTokenAuth()
 	defer f.Close()
 	s, err := New(providertest.Config(f, f.Credentials(), true))
 	require.NoError(t, err)
@@ -31,7 +32,7 @@ func TestTokenFlow(t *testing.T) {
 
 func TestTokenRefused(t *testing.T) {
 	t.Parallel()
-	f := NewTokenFake()
+	f := genericsmsfake.NewTokenAuth()
 	defer f.Close()
 	s, err := New(providertest.Config(f, f.BadCredentials(), true))
 	require.NoError(t, err)
@@ -43,7 +44,7 @@ func TestTokenRefused(t *testing.T) {
 
 func TestBadSettings(t *testing.T) {
 	t.Parallel()
-	f := NewFake()
+	f := genericsmsfake.New()
 	defer f.Close()
 	c := f.Credentials()
 	c["apiKeyRequestHeader"] = "Bad Header:"

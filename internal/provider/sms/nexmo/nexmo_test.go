@@ -9,13 +9,14 @@ import (
 
 	"github.com/herald-notify/herald/internal/provider"
 	"github.com/herald-notify/herald/internal/provider/providertest"
+	"github.com/herald-notify/herald/internal/provider/sms/nexmo/nexmofake"
 )
 
 func TestUnicodeAndNumbers(t *testing.T) {
 	t.Parallel()
 	require.True(t, isGSM7("Your code is 42 @ £5 {ok}"))
 	require.False(t, isGSM7("Your code is 42 ✓"))
-	f := NewFake()
+	f := nexmofake.New()
 	defer f.Close()
 	s, err := New(providertest.Config(f, f.Credentials(), true))
 	require.NoError(t, err)

@@ -8,11 +8,12 @@ import (
 
 	"github.com/herald-notify/herald/internal/provider"
 	"github.com/herald-notify/herald/internal/provider/providertest"
+	"github.com/herald-notify/herald/internal/provider/sms/twilio/twiliofake"
 )
 
 func TestMessagingService(t *testing.T) {
 	t.Parallel()
-	f := NewFake()
+	f := twiliofake.New()
 	defer f.Close()
 	c := f.Credentials()
 	c["from"] = "MG0123456789abcdef0123456789abcdef"
