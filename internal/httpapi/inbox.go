@@ -13,6 +13,7 @@ import (
 	"github.com/herald-notify/herald/internal/id"
 	"github.com/herald-notify/herald/internal/store"
 	"github.com/herald-notify/herald/internal/textcheck"
+	"github.com/herald-notify/herald/internal/wire"
 )
 
 const (
@@ -20,148 +21,6 @@ const (
 	maxPayloadConditions = 20
 	maxPayloadDepth      = 8
 )
-
-type actorJSON struct {
-	Type string  `json:"type"`
-	Data *string `json:"data"`
-}
-
-type feedSubscriberJSON struct {
-	ID           string  `json:"_id"`
-	SubscriberID string  `json:"subscriberId"`
-	FirstName    *string `json:"firstName,omitempty"`
-	LastName     *string `json:"lastName,omitempty"`
-	Avatar       *string `json:"avatar,omitempty"`
-}
-
-type feedItemJSON struct {
-	ID                 string             `json:"_id"`
-	TemplateID         string             `json:"_templateId"`
-	EnvironmentID      string             `json:"_environmentId"`
-	OrganizationID     string             `json:"_organizationId"`
-	NotificationID     string             `json:"_notificationId"`
-	SubscriberID       string             `json:"_subscriberId"`
-	FeedID             *string            `json:"_feedId"`
-	JobID              string             `json:"_jobId"`
-	CreatedAt          *string            `json:"createdAt"`
-	UpdatedAt          *string            `json:"updatedAt"`
-	Actor              actorJSON          `json:"actor"`
-	Subscriber         feedSubscriberJSON `json:"subscriber"`
-	TransactionID      string             `json:"transactionId"`
-	TemplateIdentifier *string            `json:"templateIdentifier"`
-	ProviderID         *string            `json:"providerId"`
-	Content            string             `json:"content"`
-	Subject            *string            `json:"subject"`
-	Channel            string             `json:"channel"`
-	Read               bool               `json:"read"`
-	Seen               bool               `json:"seen"`
-	Archived           bool               `json:"archived"`
-	CTA                json.RawMessage    `json:"cta"`
-	Status             string             `json:"status"`
-	Payload            json.RawMessage    `json:"payload"`
-	Data               json.RawMessage    `json:"data"`
-	Overrides          json.RawMessage    `json:"overrides,omitempty"`
-	Tags               []string           `json:"tags"`
-}
-
-func actorOut(raw store.JSON) actorJSON {
-	a := actorJSON{Type: "none"}
-	if len(raw) > 0 {
-		var v struct {
-			Type string  `json:"type"`
-			Data *string `json:"data"`
-		}
-		if json.Unmarshal(raw, &v) == nil && v.Type != "" {
-			a.Type, a.Data = v.Type, v.Data
-		}
-	}
-	return a
-}
-
-func strPtr(s string) *string { return &s }
-
-func feedItemOut(m store.Message, sub store.Subscriber) feedItemJSON {
-	created, updated := formatTime(m.CreatedAt), formatTime(m.UpdatedAt)
-	return feedItemJSON{
-		ID: m.ID, TemplateID: m.WorkflowID, EnvironmentID: m.EnvironmentID, OrganizationID: m.OrganizationID,
-		NotificationID: m.NotificationID, SubscriberID: m.SubscriberID, JobID: m.JobID,
-		CreatedAt: &created, UpdatedAt: &updated, Actor: actorOut(m.Actor),
-		Subscriber: feedSubscriberJSON{ID: sub.ID, SubscriberID: sub.SubscriberID, FirstName: sub.FirstName,
-			LastName: sub.LastName, Avatar: sub.Avatar},
-		TransactionID: m.TransactionID, TemplateIdentifier: strPtr(m.TemplateIdentifier), ProviderID: strPtr(m.ProviderID),
-		Content: m.Content, Subject: m.Subject, Channel: m.Channel, Read: m.Read, Seen: m.Seen, Archived: m.Archived,
-		CTA: json.RawMessage(orDefault(m.CTA, "{}")), Status: m.Status, Payload: json.RawMessage(orDefault(m.Payload, "{}")),
-		Data: json.RawMessage(m.Data), Overrides: json.RawMessage(m.Overrides), Tags: m.Tags,
-	}
-}
-
-type messageJSON struct {
-	ID                 string          `json:"_id"`
-	TemplateID         *string         `json:"_templateId"`
-	EnvironmentID      string          `json:"_environmentId"`
-	MessageTemplateID  *string         `json:"_messageTemplateId"`
-	OrganizationID     string          `json:"_organizationId"`
-	NotificationID     string          `json:"_notificationId"`
-	SubscriberID       string          `json:"_subscriberId"`
-	TemplateIdentifier string          `json:"templateIdentifier,omitempty"`
-	CreatedAt          string          `json:"createdAt"`
-	DeliveredAt        []string        `json:"deliveredAt,omitempty"`
-	LastSeenDate       *string         `json:"lastSeenDate,omitempty"`
-	LastReadDate       *string         `json:"lastReadDate,omitempty"`
-	Content            string          `json:"content"`
-	TransactionID      string          `json:"transactionId"`
-	Subject            *string         `json:"subject,omitempty"`
-	Channel            string          `json:"channel"`
-	Read               bool            `json:"read"`
-	Seen               bool            `json:"seen"`
-	ProviderID         string          `json:"providerId,omitempty"`
-	IntegrationID      string          `json:"_integrationId,omitempty"`
-	ProviderMessageID  string          `json:"providerMessageId,omitempty"`
-	Email              string          `json:"email,omitempty"`
-	Phone              string          `json:"phone,omitempty"`
-	DeviceTokens       []string        `json:"deviceTokens,omitempty"`
-	ErrorText          string          `json:"errorText,omitempty"`
-	CTA                json.RawMessage `json:"cta"`
-	FeedID             *string         `json:"_feedId"`
-	Status             string          `json:"status"`
-	Payload            json.RawMessage `json:"payload,omitempty"`
-	Overrides          json.RawMessage `json:"overrides,omitempty"`
-}
-
-func messageOut(m store.Message) messageJSON {
-	created := formatTime(m.CreatedAt)
-	out := messageJSON{
-		ID: m.ID, TemplateID: strPtr(m.WorkflowID), EnvironmentID: m.EnvironmentID, OrganizationID: m.OrganizationID,
-		NotificationID: m.NotificationID, SubscriberID: m.SubscriberID, TemplateIdentifier: m.TemplateIdentifier,
-		CreatedAt: created, DeliveredAt: []string{created}, LastSeenDate: formatTimePtr(m.LastSeenAt),
-		LastReadDate: formatTimePtr(m.LastReadAt), Content: m.Content, TransactionID: m.TransactionID, Subject: m.Subject,
-		Channel: m.Channel, Read: m.Read, Seen: m.Seen, ProviderID: m.ProviderID,
-		CTA: json.RawMessage(orDefault(m.CTA, "{}")), Status: m.Status, Payload: json.RawMessage(orDefault(m.Payload, "{}")),
-		Overrides: json.RawMessage(m.Overrides), IntegrationID: m.IntegrationID, ProviderMessageID: m.ProviderMessageID,
-		ErrorText: m.ErrorText,
-	}
-	if len(m.Delivery) > 0 {
-		var d struct {
-			To           []string `json:"to"`
-			Phone        string   `json:"phone"`
-			DeviceTokens []string `json:"deviceTokens"`
-		}
-		_ = json.Unmarshal(m.Delivery, &d)
-		if len(d.To) > 0 {
-			out.Email = d.To[0]
-		}
-		out.Phone, out.DeviceTokens = d.Phone, d.DeviceTokens
-	}
-	return out
-}
-
-func messagesOut(ms []store.Message) []messageJSON {
-	out := make([]messageJSON, 0, len(ms))
-	for _, m := range ms {
-		out = append(out, messageOut(m))
-	}
-	return out
-}
 
 // pathSubscriber resolves the path's subscriberId in the caller's environment.
 func (s *Server) pathSubscriber(r *http.Request) (store.Subscriber, error) {
@@ -327,9 +186,9 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	data := make([]feedItemJSON, 0, len(page.Messages))
-	for _, m := range page.Messages {
-		data = append(data, feedItemOut(m, sub))
+	data := make([]wire.FeedItem, 0, len(page.Messages))
+	for i := range page.Messages {
+		data = append(data, wire.FeedItemOf(&page.Messages[i], &sub))
 	}
 	// pageSize is "the number of notifications returned in this response" (spec 4.3).
 	s.writeJSON(w, http.StatusOK, map[string]any{
@@ -402,7 +261,7 @@ func (s *Server) markAs(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.writeJSON(w, http.StatusCreated, messagesOut(ms))
+	s.writeJSON(w, http.StatusCreated, wire.MessagesOf(ms))
 	return nil
 }
 
@@ -466,7 +325,7 @@ func (s *Server) messageAction(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.writeJSON(w, http.StatusCreated, messageOut(m))
+	s.writeJSON(w, http.StatusCreated, wire.MessageOf(&m))
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/herald-notify/herald/internal/preference"
 	"github.com/herald-notify/herald/internal/store"
+	"github.com/herald-notify/herald/internal/wire"
 )
 
 // The preference routes of the inbox clients (/v1/inbox/preferences…): the
@@ -52,7 +53,7 @@ func inboxWorkflowOut(w store.Workflow, p store.SubscriberPreferences) inboxPref
 	}
 	return inboxPreferenceJSON{Level: "template", Enabled: true, Channels: channels,
 		Workflow: &bulkWorkflowJSON{ID: w.ID, Identifier: w.Key, Name: w.Name, Critical: preference.Of(w).Critical, Tags: tags,
-			Severity: severityName(w.Severity)}}
+			Severity: wire.Severity(w.Severity)}}
 }
 
 // sessionPreferences reads the session subscriber's preferences.
@@ -110,7 +111,7 @@ func (s *Server) inboxPreferencesList(w http.ResponseWriter, r *http.Request) er
 			continue
 		case len(tags) > 0 && !slices.ContainsFunc(tags, func(t string) bool { return slices.Contains(wf.Tags, t) }):
 			continue
-		case len(severity) > 0 && !slices.Contains(severity, severityName(wf.Severity)):
+		case len(severity) > 0 && !slices.Contains(severity, wire.Severity(wf.Severity)):
 			continue
 		}
 		out = append(out, inboxWorkflowOut(wf, prefs))

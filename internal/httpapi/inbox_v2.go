@@ -9,6 +9,7 @@ import (
 
 	"github.com/herald-notify/herald/internal/id"
 	"github.com/herald-notify/herald/internal/store"
+	"github.com/herald-notify/herald/internal/wire"
 )
 
 // Snoozes last at least a minute and at most maxSnooze.
@@ -17,147 +18,26 @@ const (
 	maxSnooze = 90 * 24 * time.Hour
 )
 
-type inboxSubscriberJSON struct {
-	ID           string  `json:"id"`
-	SubscriberID string  `json:"subscriberId"`
-	FirstName    *string `json:"firstName,omitempty"`
-	LastName     *string `json:"lastName,omitempty"`
-	Avatar       *string `json:"avatar,omitempty"`
-}
-
-type redirectJSON struct {
-	URL    string `json:"url"`
-	Target string `json:"target,omitempty"`
-}
-
-type inboxActionJSON struct {
-	Label       string        `json:"label"`
-	IsCompleted bool          `json:"isCompleted"`
-	Redirect    *redirectJSON `json:"redirect,omitempty"`
-}
-
-type inboxWorkflowJSON struct {
-	ID         string   `json:"id"`
-	Identifier string   `json:"identifier"`
-	Name       string   `json:"name"`
-	Critical   bool     `json:"critical"`
-	Tags       []string `json:"tags,omitempty"`
-	Severity   string   `json:"severity"`
-}
-
-// inboxNotificationJSON is an in-app message as the v2 inbox shows it.
-type inboxNotificationJSON struct {
-	ID              string              `json:"id"`
-	TransactionID   string              `json:"transactionId"`
-	Subject         *string             `json:"subject,omitempty"`
-	Body            string              `json:"body"`
-	To              inboxSubscriberJSON `json:"to"`
-	IsRead          bool                `json:"isRead"`
-	IsSeen          bool                `json:"isSeen"`
-	IsArchived      bool                `json:"isArchived"`
-	IsSnoozed       bool                `json:"isSnoozed"`
-	SnoozedUntil    *string             `json:"snoozedUntil"`
-	CreatedAt       string              `json:"createdAt"`
-	ReadAt          *string             `json:"readAt"`
-	FirstSeenAt     *string             `json:"firstSeenAt"`
-	ArchivedAt      *string             `json:"archivedAt"`
-	Avatar          *string             `json:"avatar,omitempty"`
-	PrimaryAction   *inboxActionJSON    `json:"primaryAction,omitempty"`
-	SecondaryAction *inboxActionJSON    `json:"secondaryAction,omitempty"`
-	ChannelType     string              `json:"channelType"`
-	Tags            []string            `json:"tags,omitempty"`
-	Data            json.RawMessage     `json:"data,omitempty"`
-	Redirect        *redirectJSON       `json:"redirect,omitempty"`
-	Workflow        *inboxWorkflowJSON  `json:"workflow,omitempty"`
-	Severity        string              `json:"severity"`
-}
-
-// storedCTA is the part of a message's cta the v2 inbox reads.
-type storedCTA struct {
-	Data struct {
-		URL    string `json:"url"`
-		Target string `json:"target"`
-	} `json:"data"`
-	Action struct {
-		Status  string `json:"status"`
-		Buttons []struct {
-			Type    string `json:"type"`
-			Content string `json:"content"`
-			URL     string `json:"url"`
-			Target  string `json:"target"`
-		} `json:"buttons"`
-		Result struct {
-			Type string `json:"type"`
-		} `json:"result"`
-	} `json:"action"`
-}
-
-func inboxOut(m store.Message, sub store.Subscriber, wf *store.Workflow) inboxNotificationJSON {
-	out := inboxNotificationJSON{ID: m.ID, TransactionID: m.TransactionID, Subject: m.Subject, Body: m.Content,
-		To: inboxSubscriberJSON{ID: sub.ID, SubscriberID: sub.SubscriberID, FirstName: sub.FirstName, LastName: sub.LastName,
-			Avatar: sub.Avatar},
-		IsRead: m.Read, IsSeen: m.Seen, IsArchived: m.Archived, IsSnoozed: m.SnoozedUntil != nil,
-		SnoozedUntil: formatTimePtr(m.SnoozedUntil), CreatedAt: formatTime(m.CreatedAt), ArchivedAt: formatTimePtr(m.ArchivedAt),
-		Avatar: m.Avatar, ChannelType: "in_app", Tags: m.Tags, Severity: severityName(m.Severity)}
-	if m.Read {
-		out.ReadAt = formatTimePtr(m.LastReadAt)
-	}
-	if m.Seen {
-		out.FirstSeenAt = formatTimePtr(m.FirstSeenAt)
-	}
-	if len(m.Data) > 0 && m.Data[0] == '{' {
-		out.Data = json.RawMessage(m.Data)
-	}
-	var cta storedCTA
-	_ = json.Unmarshal(m.CTA, &cta)
-	if cta.Data.URL != "" {
-		out.Redirect = &redirectJSON{URL: cta.Data.URL, Target: cta.Data.Target}
-	}
-	for _, b := range cta.Action.Buttons {
-		a := &inboxActionJSON{Label: b.Content, IsCompleted: cta.Action.Status == "done" && cta.Action.Result.Type == b.Type}
-		if b.URL != "" {
-			a.Redirect = &redirectJSON{URL: b.URL, Target: b.Target}
-		}
-		switch {
-		case b.Type == "primary" && out.PrimaryAction == nil:
-			out.PrimaryAction = a
-		case b.Type == "secondary" && out.SecondaryAction == nil:
-			out.SecondaryAction = a
-		}
-	}
-	if wf != nil {
-		out.Workflow = &inboxWorkflowJSON{ID: wf.ID, Identifier: wf.Key, Name: wf.Name, Critical: wf.Critical, Tags: wf.Tags,
-			Severity: severityName(wf.Severity)}
-	}
-	return out
-}
-
-// severityName is a stored severity, "none" for "".
-func severityName(s string) string {
-	if s == "" {
-		return store.SeverityNone
-	}
-	return s
-}
-
 // inboxOutAll renders messages with their workflows, each workflow read
 // once (a deleted workflow leaves workflow out).
-func (s *Server) inboxOutAll(ctx context.Context, scope store.Scope, sub store.Subscriber, ms []store.Message) ([]inboxNotificationJSON, error) {
-	wfs := map[string]*store.Workflow{}
-	out := make([]inboxNotificationJSON, 0, len(ms))
-	for _, m := range ms {
+func (s *Server) inboxOutAll(ctx context.Context, scope store.Scope, sub store.Subscriber, ms []store.Message) ([]wire.Notification, error) {
+	wfs := map[string]*wire.Workflow{}
+	out := make([]wire.Notification, 0, len(ms))
+	for i := range ms {
+		m := &ms[i]
 		wf, seen := wfs[m.WorkflowID]
 		if !seen {
 			got, err := s.store.WorkflowGet(ctx, scope, m.WorkflowID)
 			switch {
 			case err == nil:
-				wf = &got
+				w := wire.WorkflowOf(got)
+				wf = &w
 			case !errors.Is(err, store.ErrNotFound):
 				return nil, err
 			}
 			wfs[m.WorkflowID] = wf
 		}
-		out = append(out, inboxOut(m, sub, wf))
+		out = append(out, wire.NotificationOf(m, &sub, wf))
 	}
 	return out, nil
 }

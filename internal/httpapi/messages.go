@@ -10,6 +10,7 @@ import (
 
 	"github.com/herald-notify/herald/internal/provider"
 	"github.com/herald-notify/herald/internal/store"
+	"github.com/herald-notify/herald/internal/wire"
 )
 
 // maxMessagePage is the largest page of GET /v1/messages.
@@ -67,7 +68,7 @@ func (s *Server) messageList(w http.ResponseWriter, r *http.Request) error {
 	if err := errs.err(); err != nil {
 		return err
 	}
-	page := map[string]any{"data": []messageJSON{}, "page": p.Page, "pageSize": p.Limit, "hasMore": false, "totalCount": 0}
+	page := map[string]any{"data": []wire.Message{}, "page": p.Page, "pageSize": p.Limit, "hasMore": false, "totalCount": 0}
 	if slices.ContainsFunc(q["contextKeys"], func(v string) bool { return v != "" }) {
 		// Filtered by exact context keys: Herald's messages have none.
 		s.writeJSON(w, http.StatusOK, page)
@@ -88,7 +89,7 @@ func (s *Server) messageList(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	page["data"], page["totalCount"] = messagesOut(msgs), total
+	page["data"], page["totalCount"] = wire.MessagesOf(msgs), total
 	// The total stops at TotalCountCap: from there on a full page says there may be more.
 	page["hasMore"] = len(msgs) == p.Limit && ((p.Page+1)*p.Limit < total || total >= store.TotalCountCap)
 	s.writeJSON(w, http.StatusOK, page)

@@ -19,6 +19,7 @@ import (
 	"github.com/herald-notify/herald/internal/sandbox"
 	"github.com/herald-notify/herald/internal/secret"
 	"github.com/herald-notify/herald/internal/store"
+	"github.com/herald-notify/herald/internal/wire"
 )
 
 // Options configure a Server.
@@ -323,12 +324,7 @@ func (s *Server) openAPI(w http.ResponseWriter, _ *http.Request) error {
 }
 
 // formatTime renders the API's timestamps: RFC 3339, UTC, milliseconds.
-func formatTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+// formatTime and formatTimePtr write times as every answer does (wire.Time).
+func formatTime(t time.Time) string { return wire.Time(t) }
 
-func formatTimePtr(t *time.Time) *string {
-	if t == nil {
-		return nil
-	}
-	s := formatTime(*t)
-	return &s
-}
+func formatTimePtr(t *time.Time) *string { return wire.TimePtr(t) }

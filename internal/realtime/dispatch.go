@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/herald-notify/herald/internal/store"
+	"github.com/herald-notify/herald/internal/wire"
 )
 
 // Source is what the dispatcher reads from the store.
@@ -165,6 +166,12 @@ func countEvents(n []int) []Event {
 	return []Event{{Name: EventUnseenCountChanged, Data: unseen}, {Name: EventUnreadCountChanged, Data: unread}}
 }
 
+// receivedEvent is the payload of notification_received: the new message
+// in the stored-message shape (the inbox protocol, §7).
+type receivedEvent struct {
+	Message wire.Received `json:"message"`
+}
+
 // newMessages are the notification_received events of the connected
 // subscribers, by subscriber, oldest first.
 func (d *Dispatcher) newMessages(ctx context.Context, scope store.Scope, subs, ids []string) map[string][]Event {
@@ -184,16 +191,19 @@ func (d *Dispatcher) newMessages(ctx context.Context, scope store.Scope, subs, i
 		d.log.Warn("realtime: subscribers", "environmentId", scope.EnvironmentID, "err", err)
 		return out
 	}
-	workflows := map[string]*store.Workflow{}
-	for _, m := range msgs {
+	workflows := map[string]*wire.Workflow{}
+	for i := range msgs {
+		m := &msgs[i]
 		wf, seen := workflows[m.WorkflowID]
 		if !seen && m.WorkflowID != "" {
 			if w, err := d.src.WorkflowGet(ctx, scope, m.WorkflowID); err == nil {
-				wf = &w
+				o := wire.WorkflowOf(w)
+				wf = &o
 			}
 			workflows[m.WorkflowID] = wf
 		}
-		data, err := json.Marshal(map[string]any{"message": storedMessage(m, byID[m.SubscriberID], wf)})
+		sub := byID[m.SubscriberID]
+		data, err := json.Marshal(receivedEvent{Message: wire.ReceivedOf(m, &sub, wf)})
 		if err != nil {
 			continue
 		}
