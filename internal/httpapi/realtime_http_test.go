@@ -16,6 +16,7 @@ import (
 
 	"github.com/herald-notify/herald/internal/engine"
 	"github.com/herald-notify/herald/internal/httpapi"
+	"github.com/herald-notify/herald/internal/httpapi/openapitest"
 	"github.com/herald-notify/herald/internal/realtime"
 	"github.com/herald-notify/herald/internal/store/sqlstore"
 )
@@ -56,6 +57,17 @@ type socket struct {
 type event struct {
 	Name string
 	Data map[string]any
+	Raw  json.RawMessage // the payload as sent
+}
+
+// decodeEvent decodes an event's payload after validating it against the
+// OpenAPI document, as the harness validates every HTTP answer.
+func decodeEvent(t *testing.T, name string, raw []byte) event {
+	t.Helper()
+	require.NoError(t, openapitest.CheckEvent(name, raw), "event %s: %s", name, raw)
+	e := event{Name: name, Raw: raw}
+	require.NoError(t, json.Unmarshal(raw, &e.Data))
+	return e
 }
 
 func socketURL(srv *httptest.Server, token string) string {
@@ -102,7 +114,7 @@ func (s *socket) write(frame string) {
 	require.NoError(s.t, s.conn.Write(ctx, websocket.MessageText, []byte(frame)))
 }
 
-// next is the next event, pings answered on the way.
+// next is the next event, validated, pings answered on the way.
 func (s *socket) next() event {
 	s.t.Helper()
 	for {
@@ -115,11 +127,65 @@ func (s *socket) next() event {
 		var arr []json.RawMessage
 		require.NoError(s.t, json.Unmarshal([]byte(f[2:]), &arr))
 		require.Len(s.t, arr, 2)
-		var e event
-		require.NoError(s.t, json.Unmarshal(arr[0], &e.Name))
-		require.NoError(s.t, json.Unmarshal(arr[1], &e.Data))
-		return e
+		var name string
+		require.NoError(s.t, json.Unmarshal(arr[0], &name))
+		return decodeEvent(s.t, name, arr[1])
 	}
+}
+
+// eventStream reads Server-Sent Events.
+type eventStream struct {
+	t     *testing.T
+	lines *bufio.Reader
+}
+
+// openEvents opens the event stream of an inbox session's token and reads
+// its first line: once it is there, the stream hears every change.
+func openEvents(t *testing.T, srv *httptest.Server, token string) *eventStream {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	req, err := http.NewRequestWithContext(ctx, "GET", srv.URL+"/v1/inbox/events", nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	t.Cleanup(func() { res.Body.Close() })
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	require.Equal(t, "text/event-stream", res.Header.Get("Content-Type"))
+	lines := bufio.NewReader(res.Body)
+	first, err := lines.ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, ": connected\n", first)
+	return &eventStream{t: t, lines: lines}
+}
+
+// next is the stream's next event (`event:` then `data:`), validated.
+func (s *eventStream) next() event {
+	s.t.Helper()
+	var name string
+	for {
+		line, err := s.lines.ReadString('\n')
+		require.NoError(s.t, err)
+		switch {
+		case strings.HasPrefix(line, "event: "):
+			name = strings.TrimSpace(strings.TrimPrefix(line, "event: "))
+		case strings.HasPrefix(line, "data: "):
+			require.NotEmpty(s.t, name, "data before its event line")
+			return decodeEvent(s.t, name, []byte(strings.TrimSpace(strings.TrimPrefix(line, "data: "))))
+		}
+	}
+}
+
+// expect reads the next events and checks their names.
+func (s *eventStream) expect(names ...string) []event {
+	s.t.Helper()
+	out := make([]event, len(names))
+	for i, n := range names {
+		out[i] = s.next()
+		require.Equal(s.t, n, out[i].Name, "event %d: %v", i, out[i])
+	}
+	return out
 }
 
 // expect reads the next events and checks their names.
@@ -239,7 +305,7 @@ func TestRealtimeSocket(t *testing.T) {
 }
 
 // TestRealtimeEvents: the Server-Sent Events stream carries the same
-// events, for the Bearer or the query token, and refuses a bad one.
+// events, for the Bearer token, and refuses a bad one.
 func TestRealtimeEvents(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, h *harness) {
@@ -253,41 +319,13 @@ func TestRealtimeEvents(t *testing.T) {
 			res.Body.Close()
 			require.Equal(t, http.StatusUnauthorized, res.StatusCode)
 		}
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		req, err := http.NewRequestWithContext(ctx, "GET", srv.URL+"/v1/inbox/events", nil)
-		require.NoError(t, err)
-		req.Header.Set("Authorization", "Bearer "+token)
-		res, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		defer res.Body.Close()
-		require.Equal(t, http.StatusOK, res.StatusCode)
-		require.Equal(t, "text/event-stream", res.Header.Get("Content-Type"))
-		lines := bufio.NewReader(res.Body)
-		first, err := lines.ReadString('\n')
-		require.NoError(t, err)
-		require.Equal(t, ": connected\n", first) // subscribed: what follows is heard
-
+		stream := openEvents(t, srv, token)
 		h.createWorkflow(t, dev, map[string]any{"name": "sse-flow", "workflowId": "sse-flow",
 			"steps": []any{map[string]any{"name": "Inbox", "type": "in_app", "controlValues": map[string]any{"body": "Hi"}}}})
 		h.trigger(t, dev, map[string]any{"name": "sse-flow", "to": "sse-1"})
 		drain(t, h.newEngine(engine.Options{}))
-		var names []string
-		var datas []map[string]any
-		for len(names) < 3 {
-			line, err := lines.ReadString('\n')
-			require.NoError(t, err)
-			switch {
-			case strings.HasPrefix(line, "event: "):
-				names = append(names, strings.TrimSpace(strings.TrimPrefix(line, "event: ")))
-			case strings.HasPrefix(line, "data: "):
-				var d map[string]any
-				require.NoError(t, json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &d))
-				datas = append(datas, d)
-			}
-		}
-		require.Equal(t, newMessageEvents, names)
-		require.Equal(t, "Hi", datas[0]["message"].(map[string]any)["content"])
-		require.Equal(t, map[string]any{"unseenCount": 1.0}, datas[1])
+		got := stream.expect(newMessageEvents...)
+		require.Equal(t, "Hi", got[0].Data["message"].(map[string]any)["content"])
+		require.Equal(t, map[string]any{"unseenCount": 1.0}, got[1].Data)
 	})
 }

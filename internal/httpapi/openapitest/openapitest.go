@@ -1,10 +1,12 @@
-// Package openapitest checks HTTP responses against the OpenAPI document
-// Herald serves; the HTTP suite and the end-to-end client test share it.
+// Package openapitest checks HTTP responses and realtime events against the
+// OpenAPI document Herald serves; the HTTP suite and the end-to-end client
+// test share it.
 package openapitest
 
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -20,10 +22,12 @@ import (
 	"github.com/getkin/kin-openapi/routers/legacy"
 
 	"github.com/herald-notify/herald/internal/httpapi"
+	"github.com/herald-notify/herald/internal/realtime"
 )
 
 var (
 	once   sync.Once
+	doc    *openapi3.T
 	router routers.Router
 	errDoc error
 )
@@ -31,17 +35,61 @@ var (
 // Router loads and validates the served document once.
 func Router() (routers.Router, error) {
 	once.Do(func() {
-		doc, err := openapi3.NewLoader().LoadFromData(httpapi.OpenAPIJSON())
+		d, err := openapi3.NewLoader().LoadFromData(httpapi.OpenAPIJSON())
 		if err == nil {
-			err = doc.Validate(context.Background())
+			err = d.Validate(context.Background())
 		}
 		if err != nil {
 			errDoc = err
 			return
 		}
-		router, errDoc = legacy.NewRouter(doc)
+		doc = d
+		router, errDoc = legacy.NewRouter(d)
 	})
 	return router, errDoc
+}
+
+// eventSchemas names the schema of each realtime event's payload.
+var eventSchemas = map[string]string{
+	realtime.EventNotificationReceived: "NotificationReceivedEvent",
+	realtime.EventUnseenCountChanged:   "UnseenCountChangedEvent",
+	realtime.EventUnreadCountChanged:   "UnreadCountChangedEvent",
+}
+
+// CheckEvent validates the payload of a realtime event — a socket.io
+// frame's second element, an event stream's data line — against its
+// schema, as Check validates an HTTP answer's body. An event the document
+// has no schema for fails.
+func CheckEvent(name string, data []byte) error {
+	schema, ok := eventSchemas[name]
+	if !ok {
+		return fmt.Errorf("event %q has no schema in the OpenAPI document", name)
+	}
+	return CheckSchema(schema, data)
+}
+
+// CheckSchema validates a JSON value against the named schema of the
+// document's components, with the options ValidateResponse uses.
+func CheckSchema(name string, data []byte) error {
+	if _, err := Router(); err != nil {
+		return err
+	}
+	ref := doc.Components.Schemas[name]
+	if ref == nil || ref.Value == nil {
+		return fmt.Errorf("the OpenAPI document has no schema %q", name)
+	}
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	opts := []openapi3.SchemaValidationOption{openapi3.MultiErrors(), openapi3.VisitAsResponse()}
+	if doc.IsOpenAPI31OrLater() {
+		opts = append(opts, openapi3.EnableJSONSchema2020())
+	}
+	if err := ref.Value.VisitJSON(v, opts...); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
 }
 
 // Check validates one response to method requestURI: the JSON content type
