@@ -123,7 +123,7 @@ func TestAuthentication(t *testing.T) {
 
 // TestIntegrationCredentialsVisibility: an API-key caller never receives the
 // `credentials` key from any integration endpoint; a Bearer caller receives
-// them decrypted (spec 5.3).
+// them decrypted (docs/api-behaviour.md, "Authentication and idempotency keys").
 func TestIntegrationCredentialsVisibility(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, h *harness) {

@@ -13,7 +13,8 @@ import (
 	"github.com/herald-notify/herald/internal/store"
 )
 
-// maxIdempotencyKey is the longest idempotency key accepted (BEHAVIOUR.md).
+// maxIdempotencyKey is the longest idempotency key accepted
+// (docs/api-behaviour.md, "Authentication and idempotency keys").
 const maxIdempotencyKey = 255
 
 // idempotencyKey reads the Idempotency-Key header of an authenticated

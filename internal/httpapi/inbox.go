@@ -80,7 +80,7 @@ func parseFeedQuery(q map[string][]string) (store.FeedParams, error) {
 	if v, ok := get("payload"); ok && v != "" {
 		conds, err := parsePayloadFilter(v)
 		if errors.Is(err, errPayloadFilter) {
-			// BEHAVIOUR.md: a payload that is not base64 of a JSON object is a 400.
+			// A payload that is not base64 of a JSON object is a 400 (docs/api-behaviour.md, "Inbox").
 			return p, errorf(http.StatusBadRequest, "payload "+err.Error())
 		}
 		if err != nil {
@@ -190,7 +190,8 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) error {
 	for i := range page.Messages {
 		data = append(data, wire.FeedItemOf(&page.Messages[i], &sub))
 	}
-	// pageSize is "the number of notifications returned in this response" (spec 4.3).
+	// pageSize is "the number of notifications returned in this response", as the
+	// established API defines it: the items in data (docs/api-behaviour.md, "Inbox").
 	s.writeJSON(w, http.StatusOK, map[string]any{
 		"data": data, "totalCount": page.TotalCount, "hasMore": page.HasMore, "pageSize": len(data), "page": p.Page,
 	})

@@ -31,7 +31,7 @@ func contents(t testing.TB, page map[string]any) []string {
 }
 
 // TestFeedFilters covers the feed's read, seen and payload filters, its
-// paging, and the validation of its query (BEHAVIOUR.md, inbox feed).
+// paging, and the validation of its query (docs/api-behaviour.md, "Inbox").
 func TestFeedFilters(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, h *harness) {

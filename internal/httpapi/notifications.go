@@ -256,9 +256,9 @@ func contains(list []string, v string) bool {
 }
 
 // eventSummaryJSON is a notification as the listing shows it: the event
-// without its jobs. The listing returns event triggers (spec 4.8); the
-// execution record of each comes from retrieving the event (4.7). Leaving
-// the jobs out also keeps the in-app provider's spec spelling (`svc`) out of
+// without its jobs. The listing returns event triggers; the execution
+// record of each comes from retrieving the event (docs/api-behaviour.md,
+// "Events"). Leaving the jobs out also keeps the in-app provider's `svc` out of
 // the listing, which the established service's SDK would reject.
 type eventSummaryJSON struct {
 	eventJSON

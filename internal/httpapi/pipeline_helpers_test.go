@@ -147,7 +147,7 @@ func ids(items []map[string]any) []string {
 	return out
 }
 
-// Enumerations of the spec (2.8) an event's execution details must use.
+// The enumerations an event's execution details must use (OpenAPI ExecutionDetail).
 var (
 	detailStatuses = []any{"Success", "Warning", "Failed", "Pending", "Queued", "ReadConfirmation"}
 	detailSources  = []any{"Credentials", "Internal", "Payload", "Webhook"}
@@ -157,7 +157,7 @@ var (
 type detailSummary struct{ Status, Source string }
 
 // jobDetails returns the status and source of each execution detail of a
-// job, checking the spec's enumerations on the way.
+// job, checking the enumerations on the way.
 func jobDetails(t testing.TB, job map[string]any) []detailSummary {
 	t.Helper()
 	var out []detailSummary

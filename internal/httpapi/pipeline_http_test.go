@@ -109,7 +109,7 @@ func TestPipelineEndToEnd(t *testing.T) {
 		require.Equal(t, "Ada", sub["firstName"])
 		msgID := m["_id"].(string)
 
-		// Mark-as, flag by flag (BEHAVIOUR.md): read sets seen, unread keeps it.
+		// Mark-as, flag by flag (docs/api-behaviour.md, "Inbox"): read sets seen, unread keeps it.
 		mark := func(markAs string, messageID any) []map[string]any {
 			t.Helper()
 			res := h.call(t, dev, "POST", markPath("ada"), map[string]any{"messageId": messageID, "markAs": markAs}, nil)

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// specialID is a subscriberId made of the characters BEHAVIOUR.md allows and
-// a URL path has to escape.
+// specialID is a subscriberId made of characters a subscriberId may hold
+// (any 1–256 characters but `.` and `..`) and a URL path has to escape.
 const specialID = "user|42:ada@example.com+tag/team a"
 
 func TestSubscriberCreateScenarios(t *testing.T) {
@@ -338,7 +338,8 @@ func TestSubscriberSearchScenarios(t *testing.T) {
 	})
 }
 
-// TestSubscriberResponseShape checks the wire format of BEHAVIOUR.md on a subscriber.
+// TestSubscriberResponseShape checks the wire format (docs/api-behaviour.md,
+// "Wire format") on a subscriber.
 func TestSubscriberResponseShape(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, h *harness) {

@@ -14,8 +14,9 @@ import (
 // the data were absent, and the development data is unchanged afterwards.
 //
 // The integration lists (GET /v1/integrations and /v1/integrations/active)
-// are organization-wide by design — spec 4.5 returns "all active
-// integrations created in the organization" — so they are the one place
+// are organization-wide by design — the established API returns "all active
+// integrations created in the organization" (docs/api-behaviour.md,
+// "Integrations") — so they are the one place
 // where the production key sees development integrations; it never sees
 // their credentials, and it cannot change them.
 func TestTenancy(t *testing.T) {
