@@ -29,7 +29,7 @@ func addUnit(t time.Time, amount float64, unit string) (time.Time, error) {
 	return t, fmt.Errorf("unit %q is not one of seconds, minutes, hours, days, weeks, months", unit)
 }
 
-// timedConfig is a timed digest's schedule (spec TimedConfig).
+// timedConfig is a timed digest's schedule (OpenAPI TimedConfig).
 type timedConfig struct {
 	AtTime         string   `json:"atTime"`
 	WeekDays       []string `json:"weekDays"`

@@ -299,7 +299,8 @@ func (e *Engine) joinDigests(ctx context.Context, outcomes []store.JobOutcome, j
 	}
 }
 
-// timedMetadata keeps the timed fields of the spec's DigestMetadata, with
+// timedMetadata keeps the timed fields of a digest's metadata (OpenAPI
+// DigestTimedMetadata), with
 // monthDays as numbers.
 func timedMetadata(in map[string]any) map[string]any {
 	out := map[string]any{}

@@ -167,7 +167,8 @@ func countEvents(n []int) []Event {
 }
 
 // receivedEvent is the payload of notification_received: the new message
-// in the stored-message shape (the inbox protocol, §7).
+// in the stored-message shape (OpenAPI NotificationReceivedEvent;
+// docs/api-behaviour.md, "Realtime").
 type receivedEvent struct {
 	Message wire.Received `json:"message"`
 }

@@ -113,7 +113,7 @@ func actorOf(raw store.JSON) Actor {
 	return a
 }
 
-// FeedItem is a message of the v1 feed (spec 2.4, NotificationFeedItem).
+// FeedItem is a message of the v1 feed (OpenAPI NotificationFeedItem).
 type FeedItem struct {
 	base
 	record
@@ -130,7 +130,7 @@ func FeedItemOf(m *store.Message, sub *store.Subscriber) FeedItem {
 }
 
 // Message is a message of any channel as the messages API answers it
-// (spec 2.6, MessageResponse): GET /v1/messages, mark-as, message actions.
+// (OpenAPI Message): GET /v1/messages, mark-as, message actions.
 type Message struct {
 	base
 	record
@@ -176,8 +176,8 @@ func MessagesOf(ms []store.Message) []Message {
 }
 
 // Received is an in-app message as the realtime notification_received
-// event carries it (the inbox protocol, §7: the stored-message shape, which
-// @novu/js maps to its notification itself).
+// event carries it (OpenAPI ReceivedMessage: the stored-message shape, which
+// @novu/js maps to its notification itself; docs/api-behaviour.md, "Realtime").
 type Received struct {
 	base
 	inbox

@@ -82,7 +82,7 @@ func object(v store.JSON, def string) json.RawMessage {
 
 // optional is a value a message may not have, written as the shape that
 // carries it types the field: left out (`T`, optional) or null (`T | null`,
-// always present; BEHAVIOUR.md, "Wire format").
+// always present; docs/api-behaviour.md, "Wire format").
 type optional struct {
 	v    *string
 	null bool
