@@ -25,7 +25,7 @@ func TestCatalogue(t *testing.T) {
 	}
 	_, ok := Lookup("carrier-pigeon")
 	require.False(t, ok)
-	// Every provider identifier of spec 2.9 is known: 81 of them.
+	// Every provider identifier of the API is known (OpenAPI ProviderId): 81 of them.
 	require.Len(t, catalogue, 81)
 }
 

@@ -9,7 +9,7 @@ import (
 	"github.com/herald-notify/herald/internal/provider/registry/registryfake"
 )
 
-// The providers the delivery issue names, by channel.
+// The providers Herald delivers through, by channel (docs/delivery.md's table).
 var required = map[string][]string{
 	"email": {"nodemailer", "sendgrid", "resend", "postmark", "mailgun", "ses"},
 	"sms":   {"twilio", "nexmo", "plivo", "sinch", "generic-sms"},
@@ -35,7 +35,7 @@ func TestEveryProvider(t *testing.T) {
 	}
 }
 
-// TestRegistryComplete checks every provider the delivery issue names is registered on its channel.
+// TestRegistryComplete checks every provider of required is registered on its channel.
 func TestRegistryComplete(t *testing.T) {
 	t.Parallel()
 	r := Default()
