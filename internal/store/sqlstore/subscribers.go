@@ -53,9 +53,14 @@ func nullJSON(v store.JSON) any {
 }
 
 // SubscriberUpsert implements store.Subscribers. Creation and update are one
-// statement, so concurrent creates of one subscriberId yield one subscriber.
-func (db *DB) SubscriberUpsert(ctx context.Context, p *store.SubscriberUpsertParams) (store.Subscriber, bool, error) {
-	return db.subscriberUpsert(ctx, db.w, p, p.Now)
+// statement (gated), so concurrent creates of one subscriberId yield one
+// subscriber.
+func (db *DB) SubscriberUpsert(ctx context.Context, p *store.SubscriberUpsertParams) (s store.Subscriber, created bool, err error) {
+	err = db.gated(ctx, func(q querier) error {
+		s, created, err = db.subscriberUpsert(ctx, q, p, p.Now)
+		return err
+	})
+	return s, created, err
 }
 
 // querier is what both *sql.DB and *sql.Tx offer.
