@@ -2,68 +2,106 @@ package sqlstore
 
 import (
 	"context"
-	"errors"
-	"path/filepath"
+	"maps"
+	"reflect"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/herald-notify/herald/internal/secret"
 	"github.com/herald-notify/herald/internal/store"
 )
 
-// TestSingleStatementWritesTakeTheGate: the API's writes made of one
-// statement outside a transaction wait for the write gate like inTx: while
-// another writer holds SQLite's one slot they do not run, and they run once
-// it is released.
-func TestSingleStatementWritesTakeTheGate(t *testing.T) {
+// readOnly are the store's methods that never write.
+var readOnly = []string{
+	"APIKeyGetByHash", "APIKeyList", "APIKeySigningKeys", "ChannelChoices", "EnvironmentGetByID",
+	"EnvironmentGetByIdentifier", "EnvironmentGetByName", "EnvironmentList", "InboxMessagesByID",
+	"IntegrationForCredentials", "IntegrationGet", "IntegrationList", "JobNextRunAt", "JobStats", "MemberGetOwner",
+	"MessageList", "NotificationGet", "NotificationList", "Ping", "SubscriberGet", "SubscriberGetMany",
+	"SubscriberPreferenceGet", "SubscriberSearch", "SubscriberTopicList", "SubscribersByID", "TopicGet", "TopicList",
+	"TopicMembership", "TopicSubscriptionGet", "TopicSubscriptionList", "WorkflowGet", "WorkflowList",
+}
+
+// notData are the store's methods that touch no tenant data, and why.
+var notData = map[string]string{
+	"Close":             "closes the pools",
+	"Dialect":           "names the dialect",
+	"Reader":            "returns the reader pool (tests, metrics)",
+	"Writer":            "returns the writer pool (tests, metrics)",
+	"OnInboxChange":     "sets the after-commit hook",
+	"SetTriggerPlanner": "sets the trigger planner",
+	"ListenInbox":       "PostgreSQL's LISTEN of other processes' inbox changes; nothing on SQLite",
+	"ListenJobs":        "PostgreSQL's LISTEN of wake-ups; nothing on SQLite",
+	"Maintain":          "PostgreSQL's ANALYZE and VACUUM on a connection of its own; nothing on SQLite",
+}
+
+// TestEveryWriteTakesTheGate: every method of the store that writes waits
+// for the write gate before its first write. The store's methods are read
+// from its method set (the store.Store interface and the rest of *DB's):
+// each is a write — called while another writer holds SQLite's one slot,
+// it must neither return nor change the database until the slot is free,
+// then succeed — or is read-only or touches no data. A method in none of
+// those lists fails the test, so a new write cannot go unchecked.
+func TestEveryWriteTakesTheGate(t *testing.T) {
 	t.Parallel()
-	keys, err := secret.Derive("test-secret-0123456789abcdef")
-	require.NoError(t, err)
-	db, err := OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "h.db"), keys)
-	require.NoError(t, err)
-	defer db.Close()
-	scope := store.Scope{EnvironmentID: "env"}
-	for _, tc := range []struct {
-		name  string
-		write func(ctx context.Context) error
-	}{
-		{"exec", func(ctx context.Context) error {
-			return db.IdempotencyFinish(ctx, &store.IdempotencyFinishParams{Scope: scope, Key: "key", Status: 200})
-		}},
-		{"exec with rows affected", func(ctx context.Context) error {
-			_, err := db.IdempotencyPurge(ctx, time.Now())
-			return err
-		}},
-		{"statement returning a row", func(ctx context.Context) error {
-			_, _, err := db.IdempotencyBegin(ctx, &store.IdempotencyBeginParams{Scope: scope, Key: "key", RequestHash: "hash",
-				Now: time.Now()})
-			return err
-		}},
-		{"returning a subscriber", func(ctx context.Context) error {
-			_, err := db.SubscriberSetOnline(ctx, &store.SubscriberOnlineParams{Scope: scope, SubscriberID: "nobody",
-				Online: true, Now: time.Now()})
-			if errors.Is(err, store.ErrNotFound) {
-				return nil // ran: there is no such subscriber
+	f := newGateFixture(t)
+	writes := f.writes()
+
+	kinds := map[string]string{}
+	for name := range writes {
+		kinds[name] = "write"
+	}
+	for _, name := range readOnly {
+		require.NotContains(t, kinds, name, "listed twice")
+		kinds[name] = "read-only"
+	}
+	for name := range notData {
+		require.NotContains(t, kinds, name, "listed twice")
+		kinds[name] = "no data"
+	}
+	var methods []string
+	for typ, i := reflect.TypeFor[*DB](), 0; i < typ.NumMethod(); i++ {
+		methods = append(methods, typ.Method(i).Name)
+	}
+	for _, name := range methods {
+		require.Contains(t, kinds, name, "%s is a new method of the store: add it to the writes (with a call that writes)"+
+			" or to readOnly", name)
+	}
+	for name := range kinds {
+		require.Contains(t, methods, name, "%s is listed but the store has no such method", name)
+	}
+	for typ, i := reflect.TypeFor[store.Store](), 0; i < typ.NumMethod(); i++ {
+		require.Contains(t, kinds, typ.Method(i).Name) // the interface's methods are among them
+	}
+
+	for _, name := range slices.Sorted(maps.Keys(writes)) {
+		t.Run(name, func(t *testing.T) {
+			w := writes[name]
+			if w.setup != nil {
+				w.setup(t)
 			}
-			return err
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			require.NoError(t, db.gate.acquire(context.Background(), false))
+			before := f.dataVersion(t)
+			require.NoError(t, f.db.gate.acquire(context.Background(), false))
 			held := true
 			defer func() {
 				if held {
-					db.gate.release(false)
+					f.db.gate.release(false)
 				}
 			}()
-			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-			defer cancel()
-			require.ErrorIs(t, tc.write(ctx), context.DeadlineExceeded, "ran while another writer held the gate")
-			db.gate.release(false)
+			done := make(chan error, 1)
+			go func() { done <- w.call(context.Background()) }()
+			require.Never(t, func() bool { return len(done) > 0 }, 50*time.Millisecond, 5*time.Millisecond,
+				"returned while another writer held the gate")
+			require.Equal(t, before, f.dataVersion(t), "wrote while another writer held the gate")
+			f.db.gate.release(false)
 			held = false
-			require.NoError(t, tc.write(context.Background()))
+			select {
+			case err := <-done:
+				require.NoError(t, err)
+			case <-time.After(10 * time.Second):
+				require.FailNow(t, "still waiting after the gate was released")
+			}
 		})
 	}
 }
