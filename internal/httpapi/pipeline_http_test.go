@@ -373,10 +373,10 @@ func TestRenderFailure(t *testing.T) {
 		dev := h.authFor(asDev)
 		eng := h.newEngine(engine.Options{})
 		h.createWorkflow(t, dev, map[string]any{"name": "Broken", "steps": []any{
-			map[string]any{"name": "Inbox", "type": "in_app", "controlValues": map[string]any{"body": "{{ payload.x | divided_by: payload.zero }}"}},
+			map[string]any{"name": "Inbox", "type": "in_app", "controlValues": map[string]any{"body": "{{ payload.bad | base64_decode }}"}},
 			map[string]any{"name": "Inbox 2", "type": "in_app", "controlValues": map[string]any{"body": "fine {{payload.x}}"}},
 		}})
-		h.trigger(t, dev, map[string]any{"name": "broken", "to": "r1", "payload": map[string]any{"x": 1, "zero": 0}, "transactionId": "tx-broken"})
+		h.trigger(t, dev, map[string]any{"name": "broken", "to": "r1", "payload": map[string]any{"x": 1, "bad": "!!"}, "transactionId": "tx-broken"})
 		require.Equal(t, 2, drain(t, eng))
 		list := objects(t, h.events(t, url.Values{"transactionId": {"tx-broken"}})["data"])
 		require.Len(t, list, 1)

@@ -319,16 +319,13 @@ func (d *jsonDecoder) str() (string, error) {
 	start := d.i
 	for d.i < len(d.s) {
 		c := d.s[d.i]
-		if c == '"' {
+		if c == '"' && d.endsString() {
 			s := d.s[start:d.i]
 			d.i++
 			return s, nil
 		}
-		if c == '\\' {
+		if c == '\\' || c == '"' || c < 0x20 {
 			break
-		}
-		if c < 0x20 {
-			return "", d.errorf("control character in a string")
 		}
 		d.i++
 	}
@@ -337,10 +334,10 @@ func (d *jsonDecoder) str() (string, error) {
 	for d.i < len(d.s) {
 		c := d.s[d.i]
 		switch {
-		case c == '"':
+		case c == '"' && d.endsString():
 			d.i++
 			return b.String(), nil
-		case c < 0x20:
+		case c < 0x20 && strings.IndexByte("\n\r\t\b\f", c) < 0:
 			return "", d.errorf("control character in a string")
 		case c != '\\':
 			b.WriteByte(c)
@@ -389,6 +386,17 @@ func (d *jsonDecoder) str() (string, error) {
 		}
 	}
 	return "", d.errorf("unterminated string")
+}
+
+// endsString reports whether the quote at d.i closes the string: as npm
+// jsonrepair decides, a quote followed by anything but a delimiter is part
+// of the text (rendered HTML attributes, a quoted word).
+func (d *jsonDecoder) endsString() bool {
+	j := d.i + 1
+	for j < len(d.s) && strings.IndexByte(" \t\n\r", d.s[j]) >= 0 {
+		j++
+	}
+	return j >= len(d.s) || strings.IndexByte(",}]:", d.s[j]) >= 0
 }
 
 func (d *jsonDecoder) hex4() (rune, bool) {

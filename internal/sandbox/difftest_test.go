@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/herald-notify/herald/internal/liquid"
 	"github.com/herald-notify/herald/internal/nodetest"
 	"github.com/herald-notify/herald/internal/sandbox"
 )
@@ -27,19 +28,30 @@ import (
 // of their keys), and the result must marshal to the JSON of the rendered
 // controls.
 func renderHerald(controls, context []byte) (any, error) {
-	var c, v map[string]any
-	if err := json.Unmarshal(controls, &c); err != nil {
+	c, err := liquid.ParseJSON(string(controls))
+	if err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(context, &v); err != nil {
+	ctx, err := liquid.ParseJSON(string(context))
+	if err != nil {
 		return nil, err
 	}
-	out, err := sandbox.New(sandbox.DefaultLimits).Controls(c, v)
+	m, _ := ctx.(*liquid.Map)
+	vars := map[string]any{}
+	if m != nil {
+		for _, k := range m.Keys() {
+			vars[k], _ = m.Get(k)
+		}
+	}
+	out, err := differentialSandbox.Controls(c, vars)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
+
+// differentialSandbox renders every case with the default limits.
+var differentialSandbox = sandbox.New(sandbox.DefaultLimits)
 
 // oracleDir is the Node project that renders controls with Novu's engine.
 var oracleDir = filepath.Join("..", "..", "clients", "liquid-oracle")
