@@ -1,0 +1,991 @@
+package liquid
+
+// LiquidJS's array filters (sample, which is random, is left out).
+
+import (
+	"reflect"
+)
+
+func init() {
+	register("join", filterJoin)
+	register("first", func(c *Context, v any, args []any) (any, error) { return fArrayLikeElem(v, 0), nil })
+	register("last", func(c *Context, v any, args []any) (any, error) { return fArrayLikeElem(v, -1), nil })
+	register("reverse", filterReverse)
+	register("sort", func(c *Context, v any, args []any) (any, error) {
+		return fSortBy(c, v, fArg(args, 0), fOrderedCompare), nil
+	})
+	register("sort_natural", func(c *Context, v any, args []any) (any, error) {
+		return fSortBy(c, v, fArg(args, 0), fCaseInsensitiveCompare), nil
+	})
+	register("size", filterSize)
+	register("map", filterMap)
+	register("sum", filterSum)
+	register("compact", filterCompact)
+	register("concat", filterConcat)
+	register("push", filterPush)
+	register("unshift", filterUnshift)
+	register("pop", filterPop)
+	register("shift", filterShift)
+	register("slice", filterSlice)
+	register("where", func(c *Context, v any, args []any) (any, error) { return fFilter(c, true, v, args) })
+	register("reject", func(c *Context, v any, args []any) (any, error) { return fFilter(c, false, v, args) })
+	register("where_exp", func(c *Context, v any, args []any) (any, error) { return fFilterExp(c, true, v, args) })
+	register("reject_exp", func(c *Context, v any, args []any) (any, error) { return fFilterExp(c, false, v, args) })
+	register("group_by", filterGroupBy)
+	register("group_by_exp", filterGroupByExp)
+	register("has", func(c *Context, v any, args []any) (any, error) {
+		i, _, err := fSearch(c, v, args)
+		return i >= 0, err
+	})
+	register("has_exp", func(c *Context, v any, args []any) (any, error) {
+		i, _, err := fSearchExp(c, v, args)
+		return i >= 0, err
+	})
+	register("find_index", func(c *Context, v any, args []any) (any, error) {
+		return fIndexResult(fSearch(c, v, args))
+	})
+	register("find_index_exp", func(c *Context, v any, args []any) (any, error) {
+		return fIndexResult(fSearchExp(c, v, args))
+	})
+	register("find", func(c *Context, v any, args []any) (any, error) {
+		_, item, err := fSearch(c, v, args)
+		return item, err
+	})
+	register("find_exp", func(c *Context, v any, args []any) (any, error) {
+		_, item, err := fSearchExp(c, v, args)
+		return item, err
+	})
+	register("uniq", filterUniq)
+}
+
+func filterJoin(c *Context, v any, args []any) (any, error) {
+	arr := fToArray(v)
+	sep := " "
+	if a := ToValue(fArg(args, 0)); !IsNil(a) {
+		sep = Stringify(a)
+	}
+	if err := fWouldMake(c, len(arr)*len(sep)); err != nil {
+		return nil, err
+	}
+	return arrayJoin(arr, sep), nil
+}
+
+// fArrayLikeElem is first and last: element idx (negative from the end)
+// of what has a numeric length (arrays, strings, objects with a length),
+// else "".
+func fArrayLikeElem(v any, idx int) any {
+	if _, ok := v.(*Forloop); ok {
+		// A forloop has a length but no elements.
+		return nil
+	}
+	switch t := ToValue(v).(type) {
+	case string:
+		if t == "" {
+			return ""
+		}
+		u := fUnits(t)
+		if idx < 0 {
+			idx += len(u)
+		}
+		if idx < 0 || idx >= len(u) {
+			return nil
+		}
+		return fFromUnits(u[idx : idx+1])
+	case []any:
+		if idx < 0 {
+			idx += len(t)
+		}
+		if idx < 0 || idx >= len(t) {
+			return nil
+		}
+		return t[idx]
+	case *Map:
+		l, _ := t.Get("length")
+		n, ok := l.(float64)
+		if !ok {
+			return ""
+		}
+		i := float64(idx)
+		if i < 0 {
+			i += n
+		}
+		x, _ := t.Get(NumberString(i))
+		return x
+	}
+	return ""
+}
+
+func filterReverse(c *Context, v any, args []any) (any, error) {
+	arr := fToArray(v)
+	out := make([]any, len(arr))
+	for i, x := range arr {
+		out[len(arr)-1-i] = x
+	}
+	return out, nil
+}
+
+// fOrderedCompare is LiquidJS's orderedCompare: null and undefined last,
+// else JavaScript's < and >.
+func fOrderedCompare(a, b any) int {
+	an, bn := a == nil || a == Null, b == nil || b == Null
+	switch {
+	case an && bn:
+		return 0
+	case an:
+		return 1
+	case bn:
+		return -1
+	case Less(a, b):
+		return -1
+	case Less(b, a):
+		return 1
+	}
+	return 0
+}
+
+// fToStringJS is JavaScript's ToString, where an object (a drop) is
+// "[object Object]".
+func fToStringJS(v any) string {
+	if _, ok := v.(Drop); ok {
+		return "[object Object]"
+	}
+	return JSString(v)
+}
+
+// fCaseInsensitiveCompare compares the values' lower-cased strings, null
+// and undefined last.
+func fCaseInsensitiveCompare(a, b any) int {
+	an, bn := a == nil || a == Null, b == nil || b == Null
+	switch {
+	case an && bn:
+		return 0
+	case an:
+		return 1
+	case bn:
+		return -1
+	}
+	c, _ := compare(fLower(fToStringJS(a)), fLower(fToStringJS(b)))
+	return c
+}
+
+// fJSSort sorts as V8's Array.prototype.sort does (TimSort: natural runs,
+// binary insertion below the minimum run length, merges with galloping),
+// step for step, so that a comparator that is no consistent order (mixed
+// strings and numbers) still gives V8's result. It returns the order of
+// keys' indexes.
+func fJSSort(keys []any, cmp func(a, b any) int) []int {
+	n := len(keys)
+	t := &fTimSort{a: make([]int, n), minGallop: 7}
+	for i := range t.a {
+		t.a[i] = i
+	}
+	t.cmp = func(x, y int) int { return cmp(keys[x], keys[y]) }
+	if n < 2 {
+		return t.a
+	}
+	minRun := n
+	r := 0
+	for minRun >= 64 {
+		r |= minRun & 1
+		minRun >>= 1
+	}
+	minRun += r
+	for low, remaining := 0, n; remaining != 0; {
+		run := t.countAndMakeRun(low, low+remaining)
+		if run < minRun {
+			forced := min(minRun, remaining)
+			t.binaryInsertionSort(low, low+run, low+forced)
+			run = forced
+		}
+		t.runs = append(t.runs, [2]int{low, run})
+		t.mergeCollapse()
+		low += run
+		remaining -= run
+	}
+	for len(t.runs) > 1 {
+		i := len(t.runs) - 2
+		if i > 0 && t.runs[i-1][1] < t.runs[i+1][1] {
+			i--
+		}
+		t.mergeAt(i)
+	}
+	return t.a
+}
+
+type fTimSort struct {
+	a         []int
+	cmp       func(x, y int) int
+	runs      [][2]int // base, length
+	minGallop int
+}
+
+func (t *fTimSort) binaryInsertionSort(low, start, high int) {
+	if start == low {
+		start++
+	}
+	for ; start < high; start++ {
+		left, right := low, start
+		pivot := t.a[start]
+		for left < right {
+			mid := left + (right-left)>>1
+			if t.cmp(pivot, t.a[mid]) < 0 {
+				right = mid
+			} else {
+				left = mid + 1
+			}
+		}
+		copy(t.a[left+1:start+1], t.a[left:start])
+		t.a[left] = pivot
+	}
+}
+
+func (t *fTimSort) countAndMakeRun(lowArg, high int) int {
+	low := lowArg + 1
+	if low == high {
+		return 1
+	}
+	run := 2
+	desc := t.cmp(t.a[low], t.a[low-1]) < 0
+	prev := t.a[low]
+	for i := low + 1; i < high; i++ {
+		order := t.cmp(t.a[i], prev)
+		if desc && order >= 0 || !desc && order < 0 {
+			break
+		}
+		prev = t.a[i]
+		run++
+	}
+	if desc {
+		for i, j := lowArg, lowArg+run-1; i < j; i, j = i+1, j-1 {
+			t.a[i], t.a[j] = t.a[j], t.a[i]
+		}
+	}
+	return run
+}
+
+func (t *fTimSort) established(n int) bool {
+	if n < 2 {
+		return true
+	}
+	return t.runs[n-2][1] > t.runs[n-1][1]+t.runs[n][1]
+}
+
+func (t *fTimSort) mergeCollapse() {
+	for len(t.runs) > 1 {
+		n := len(t.runs) - 2
+		if !t.established(n+1) || !t.established(n) {
+			if t.runs[n-1][1] < t.runs[n+1][1] {
+				n--
+			}
+			t.mergeAt(n)
+		} else if t.runs[n][1] <= t.runs[n+1][1] {
+			t.mergeAt(n)
+		} else {
+			break
+		}
+	}
+}
+
+func (t *fTimSort) mergeAt(i int) {
+	baseA, lenA := t.runs[i][0], t.runs[i][1]
+	baseB, lenB := t.runs[i+1][0], t.runs[i+1][1]
+	t.runs[i][1] = lenA + lenB
+	if i == len(t.runs)-3 {
+		t.runs[i+1] = t.runs[i+2]
+	}
+	t.runs = t.runs[:len(t.runs)-1]
+	k := t.gallopRight(t.a, t.a[baseB], baseA, lenA, 0)
+	baseA += k
+	lenA -= k
+	if lenA == 0 {
+		return
+	}
+	lenB = t.gallopLeft(t.a, t.a[baseA+lenA-1], baseB, lenB, lenB-1)
+	if lenB == 0 {
+		return
+	}
+	if lenA <= lenB {
+		t.mergeLow(baseA, lenA, baseB, lenB)
+	} else {
+		t.mergeHigh(baseA, lenA, baseB, lenB)
+	}
+}
+
+// gallopLeft is the offset in [0, length] where key goes in a[base:],
+// left of any equal elements; gallopRight right of them.
+func (t *fTimSort) gallopLeft(a []int, key, base, length, hint int) int {
+	lastOfs, ofs := 0, 1
+	if t.cmp(a[base+hint], key) < 0 {
+		maxOfs := length - hint
+		for ofs < maxOfs && t.cmp(a[base+hint+ofs], key) < 0 {
+			lastOfs, ofs = ofs, ofs<<1+1
+		}
+		ofs = min(ofs, maxOfs)
+		lastOfs, ofs = lastOfs+hint, ofs+hint
+	} else {
+		maxOfs := hint + 1
+		for ofs < maxOfs && t.cmp(a[base+hint-ofs], key) >= 0 {
+			lastOfs, ofs = ofs, ofs<<1+1
+		}
+		ofs = min(ofs, maxOfs)
+		lastOfs, ofs = hint-ofs, hint-lastOfs
+	}
+	for lastOfs++; lastOfs < ofs; {
+		m := lastOfs + (ofs-lastOfs)>>1
+		if t.cmp(a[base+m], key) < 0 {
+			lastOfs = m + 1
+		} else {
+			ofs = m
+		}
+	}
+	return ofs
+}
+
+func (t *fTimSort) gallopRight(a []int, key, base, length, hint int) int {
+	lastOfs, ofs := 0, 1
+	if t.cmp(key, a[base+hint]) < 0 {
+		maxOfs := hint + 1
+		for ofs < maxOfs && t.cmp(key, a[base+hint-ofs]) < 0 {
+			lastOfs, ofs = ofs, ofs<<1+1
+		}
+		ofs = min(ofs, maxOfs)
+		lastOfs, ofs = hint-ofs, hint-lastOfs
+	} else {
+		maxOfs := length - hint
+		for ofs < maxOfs && t.cmp(key, a[base+hint+ofs]) >= 0 {
+			lastOfs, ofs = ofs, ofs<<1+1
+		}
+		ofs = min(ofs, maxOfs)
+		lastOfs, ofs = lastOfs+hint, ofs+hint
+	}
+	for lastOfs++; lastOfs < ofs; {
+		m := lastOfs + (ofs-lastOfs)>>1
+		if t.cmp(key, a[base+m]) < 0 {
+			ofs = m
+		} else {
+			lastOfs = m + 1
+		}
+	}
+	return ofs
+}
+
+func (t *fTimSort) mergeLow(baseA, lenA, baseB, lenB int) {
+	a := t.a
+	tmp := append([]int(nil), a[baseA:baseA+lenA]...)
+	dest, cA, cB := baseA, 0, baseB
+	a[dest] = a[cB]
+	dest++
+	cB++
+	lenB--
+	if lenB == 0 {
+		copy(a[dest:], tmp[cA:cA+lenA])
+		return
+	}
+	if lenA == 1 {
+		copy(a[dest:dest+lenB], a[cB:cB+lenB])
+		a[dest+lenB] = tmp[cA]
+		return
+	}
+	minGallop := t.minGallop
+	for {
+		winsA, winsB := 0, 0
+		for {
+			if t.cmp(a[cB], tmp[cA]) < 0 {
+				a[dest] = a[cB]
+				dest++
+				cB++
+				winsB++
+				lenB--
+				winsA = 0
+				if lenB == 0 {
+					goto succeed
+				}
+				if winsB >= minGallop {
+					break
+				}
+			} else {
+				a[dest] = tmp[cA]
+				dest++
+				cA++
+				winsA++
+				lenA--
+				winsB = 0
+				if lenA == 1 {
+					goto copyB
+				}
+				if winsA >= minGallop {
+					break
+				}
+			}
+		}
+		minGallop++
+		for first := true; first || winsA >= 7 || winsB >= 7; first = false {
+			minGallop = max(1, minGallop-1)
+			t.minGallop = minGallop
+			winsA = t.gallopRight(tmp, a[cB], cA, lenA, 0)
+			if winsA > 0 {
+				copy(a[dest:dest+winsA], tmp[cA:cA+winsA])
+				dest += winsA
+				cA += winsA
+				lenA -= winsA
+				if lenA == 1 {
+					goto copyB
+				}
+				if lenA == 0 {
+					goto succeed
+				}
+			}
+			a[dest] = a[cB]
+			dest++
+			cB++
+			lenB--
+			if lenB == 0 {
+				goto succeed
+			}
+			winsB = t.gallopLeft(a, tmp[cA], cB, lenB, 0)
+			if winsB > 0 {
+				copy(a[dest:dest+winsB], a[cB:cB+winsB])
+				dest += winsB
+				cB += winsB
+				lenB -= winsB
+				if lenB == 0 {
+					goto succeed
+				}
+			}
+			a[dest] = tmp[cA]
+			dest++
+			cA++
+			lenA--
+			if lenA == 1 {
+				goto copyB
+			}
+		}
+		minGallop++
+		t.minGallop = minGallop
+	}
+succeed:
+	if lenA > 0 {
+		copy(a[dest:dest+lenA], tmp[cA:cA+lenA])
+	}
+	return
+copyB:
+	copy(a[dest:dest+lenB], a[cB:cB+lenB])
+	a[dest+lenB] = tmp[cA]
+}
+
+func (t *fTimSort) mergeHigh(baseA, lenA, baseB, lenB int) {
+	a := t.a
+	tmp := append([]int(nil), a[baseB:baseB+lenB]...)
+	dest, cT, cA := baseB+lenB-1, lenB-1, baseA+lenA-1
+	a[dest] = a[cA]
+	dest--
+	cA--
+	lenA--
+	if lenA == 0 {
+		goto succeed
+	}
+	if lenB == 1 {
+		goto copyA
+	}
+	for minGallop := t.minGallop; ; {
+		winsA, winsB := 0, 0
+		for {
+			if t.cmp(tmp[cT], a[cA]) < 0 {
+				a[dest] = a[cA]
+				dest--
+				cA--
+				winsA++
+				lenA--
+				winsB = 0
+				if lenA == 0 {
+					goto succeed
+				}
+				if winsA >= minGallop {
+					break
+				}
+			} else {
+				a[dest] = tmp[cT]
+				dest--
+				cT--
+				winsB++
+				lenB--
+				winsA = 0
+				if lenB == 1 {
+					goto copyA
+				}
+				if winsB >= minGallop {
+					break
+				}
+			}
+		}
+		minGallop++
+		for first := true; first || winsA >= 7 || winsB >= 7; first = false {
+			minGallop = max(1, minGallop-1)
+			t.minGallop = minGallop
+			k := t.gallopRight(a, tmp[cT], baseA, lenA, lenA-1)
+			winsA = lenA - k
+			if winsA > 0 {
+				dest -= winsA
+				cA -= winsA
+				copy(a[dest+1:dest+1+winsA], a[cA+1:cA+1+winsA])
+				lenA -= winsA
+				if lenA == 0 {
+					goto succeed
+				}
+			}
+			a[dest] = tmp[cT]
+			dest--
+			cT--
+			lenB--
+			if lenB == 1 {
+				goto copyA
+			}
+			k = t.gallopLeft(tmp, a[cA], 0, lenB, lenB-1)
+			winsB = lenB - k
+			if winsB > 0 {
+				dest -= winsB
+				cT -= winsB
+				copy(a[dest+1:dest+1+winsB], tmp[cT+1:cT+1+winsB])
+				lenB -= winsB
+				if lenB == 1 {
+					goto copyA
+				}
+				if lenB == 0 {
+					goto succeed
+				}
+			}
+			a[dest] = a[cA]
+			dest--
+			cA--
+			lenA--
+			if lenA == 0 {
+				goto succeed
+			}
+		}
+		minGallop++
+		t.minGallop = minGallop
+	}
+succeed:
+	if lenB > 0 {
+		copy(a[dest-(lenB-1):dest+1], tmp[:lenB])
+	}
+	return
+copyA:
+	dest -= lenA
+	cA -= lenA
+	copy(a[dest+1:dest+1+lenA], a[cA+1:cA+1+lenA])
+	a[dest] = tmp[cT]
+}
+
+func fSortBy(c *Context, v any, property any, cmp func(a, b any) int) []any {
+	arr := fToArray(v)
+	keys := arr
+	if fTruthyJS(property) {
+		path := Stringify(property)
+		keys = make([]any, len(arr))
+		for i, item := range arr {
+			keys[i] = c.GetPath(item, path)
+		}
+	}
+	out := make([]any, len(arr))
+	for i, j := range fJSSort(keys, cmp) {
+		out[i] = arr[j]
+	}
+	return out
+}
+
+// size is `(v && v.length) || 0`: an object's size is its own length
+// property, if any.
+func filterSize(c *Context, v any, args []any) (any, error) {
+	var l any
+	switch t := v.(type) {
+	case string:
+		l = float64(Len16(t))
+	case []any:
+		l = float64(len(t))
+	case *Map:
+		l, _ = t.Get("length")
+	case Drop:
+		l = t.Prop("length")
+	}
+	if fTruthyJS(l) {
+		return l, nil
+	}
+	return 0.0, nil
+}
+
+func filterMap(c *Context, v any, args []any) (any, error) {
+	arr := fToArray(v)
+	path := Stringify(fArg(args, 0))
+	out := make([]any, len(arr))
+	for i, item := range arr {
+		out[i] = c.GetPath(item, path)
+	}
+	return out, nil
+}
+
+func filterSum(c *Context, v any, args []any) (any, error) {
+	prop := fArg(args, 0)
+	sum := 0.0
+	for _, item := range fToArray(v) {
+		x := item
+		if fTruthyJS(prop) {
+			x = c.GetPath(item, Stringify(prop))
+		}
+		if f := fNumber(x); f == f {
+			sum += f
+		}
+	}
+	return sum, nil
+}
+
+func filterCompact(c *Context, v any, args []any) (any, error) {
+	out := []any{}
+	for _, x := range fToArray(v) {
+		if !IsNil(ToValue(x)) {
+			out = append(out, x)
+		}
+	}
+	return out, nil
+}
+
+func fConcat(a, b []any) []any {
+	out := make([]any, 0, len(a)+len(b))
+	return append(append(out, a...), b...)
+}
+
+func filterConcat(c *Context, v any, args []any) (any, error) {
+	return fConcat(fToArray(v), fToArray(fArg(args, 0))), nil
+}
+
+func filterPush(c *Context, v any, args []any) (any, error) {
+	return fConcat(fToArray(v), []any{fArg(args, 0)}), nil
+}
+
+func filterUnshift(c *Context, v any, args []any) (any, error) {
+	return fConcat([]any{fArg(args, 0)}, fToArray(v)), nil
+}
+
+func filterPop(c *Context, v any, args []any) (any, error) {
+	arr := fToArray(v)
+	if len(arr) == 0 {
+		return []any{}, nil
+	}
+	return fConcat(arr[:len(arr)-1], nil), nil
+}
+
+func filterShift(c *Context, v any, args []any) (any, error) {
+	arr := fToArray(v)
+	if len(arr) == 0 {
+		return []any{}, nil
+	}
+	return fConcat(arr[1:], nil), nil
+}
+
+// slice takes begin and length as JavaScript values: a negative begin
+// counts from the end (in code points for strings), begin + length is
+// JavaScript's + (so a string begin concatenates).
+func filterSlice(c *Context, v any, args []any) (any, error) {
+	val := ToValue(v)
+	if IsNil(val) {
+		return []any{}, nil
+	}
+	arr, isArr := val.([]any)
+	var s string
+	n := len(arr)
+	if !isArr {
+		s = Stringify(val)
+		n = fCodePoints(s)
+	}
+	begin, length := fArg(args, 0), fArg(args, 1)
+	if length == nil {
+		length = 1.0
+	}
+	if Less(begin, 0.0) {
+		begin = fAdd(float64(n), begin)
+	}
+	if Less(begin, 0.0) || Less(length, 0.0) {
+		if isArr {
+			return []any{}, nil
+		}
+		return "", nil
+	}
+	if isArr {
+		start, end := fRelIndex(begin, len(arr)), fRelIndex(fAdd(begin, length), len(arr))
+		if end < start {
+			end = start
+		}
+		return fConcat(arr[start:end], nil), nil
+	}
+	u := fUnits(s)
+	start := fAdvance(u, 0, fNumber(begin))
+	end := fAdvance(u, start, fNumber(length))
+	return fFromUnits(u[start:end]), nil
+}
+
+// fParseScope and fParseExp parse a property path or an expression before
+// any item is looked at, as LiquidJS does: a bad one fails even on an
+// empty array.
+func fParseScope(c *Context, path string) error {
+	if c.eng == nil {
+		return nil
+	}
+	_, err := c.eng.scopeValue(path)
+	return err
+}
+
+func fParseExp(c *Context, exp string) error {
+	if c.eng == nil {
+		return nil
+	}
+	_, err := c.eng.filteredValue(exp)
+	return err
+}
+
+// fMatches is where's test: without an expected value, truth; else ==.
+func fMatches(value, expected any) bool {
+	if expected == nil {
+		return Truthy(value)
+	}
+	return Equals(value, expected)
+}
+
+func fFilter(c *Context, include bool, v any, args []any) (any, error) {
+	arr := fToArray(v)
+	prop := Stringify(fArg(args, 0))
+	expected := fArg(args, 1)
+	if err := fParseScope(c, prop); err != nil {
+		return nil, err
+	}
+	out := []any{}
+	for _, item := range arr {
+		value, err := c.ScopeValue(prop, item)
+		if err != nil {
+			return nil, err
+		}
+		if fMatches(value, expected) == include {
+			out = append(out, item)
+		}
+	}
+	return out, nil
+}
+
+// fFilterExp keeps the items whose expression is exactly true (where_exp)
+// or exactly false (reject_exp).
+func fFilterExp(c *Context, include bool, v any, args []any) (any, error) {
+	name := fToStringJS(fArg(args, 0))
+	exp := Stringify(fArg(args, 1))
+	if err := fParseExp(c, exp); err != nil {
+		return nil, err
+	}
+	out := []any{}
+	for _, item := range fToArray(v) {
+		value, err := c.EvalExp(exp, name, item)
+		if err != nil {
+			return nil, err
+		}
+		if b, ok := value.(bool); ok && b == include {
+			out = append(out, item)
+		}
+	}
+	return out, nil
+}
+
+// fToEnumerable is LiquidJS's toEnumerable: an array, a non-empty string
+// as [string], an object as its [key, value] entries, else [].
+func fToEnumerable(v any) []any {
+	switch t := ToValue(v).(type) {
+	case []any:
+		return t
+	case string:
+		if t != "" {
+			return []any{t}
+		}
+	case *Map:
+		out := make([]any, 0, t.Len())
+		for _, k := range t.Keys() {
+			x, _ := t.Get(k)
+			out = append(out, []any{k, x})
+		}
+		return out
+	}
+	return []any{}
+}
+
+// fSameValueZero is the equality of JavaScript's Map and Set keys.
+func fSameValueZero(a, b any) bool {
+	switch x := a.(type) {
+	case float64:
+		y, ok := b.(float64)
+		return ok && (x == y || x != x && y != y)
+	case []any:
+		y, ok := b.([]any)
+		return ok && len(x) == len(y) && cap(x) == cap(y) && (len(x) == 0 || &x[0] == &y[0])
+	}
+	if a == nil || b == nil {
+		return a == b
+	}
+	ta, tb := reflect.TypeOf(a), reflect.TypeOf(b)
+	return ta == tb && ta.Comparable() && a == b
+}
+
+// fKeySet finds values by SameValueZero: hashed where Go can hash them.
+type fKeySet struct {
+	hashed map[any]int
+	nan    int
+	others []any
+	oidx   []int
+}
+
+func newFKeySet() *fKeySet { return &fKeySet{hashed: map[any]int{}, nan: -1} }
+
+func (s *fKeySet) slot(v any) (any, bool) {
+	switch t := v.(type) {
+	case float64:
+		if t == 0 {
+			return 0.0, true
+		}
+		return t, true
+	case nil, string, bool, nullType, *Map:
+		return v, true
+	}
+	return nil, false
+}
+
+// find returns the index stored for v, or -1.
+func (s *fKeySet) find(v any) int {
+	if f, ok := v.(float64); ok && f != f {
+		return s.nan
+	}
+	if k, ok := s.slot(v); ok {
+		if i, found := s.hashed[k]; found {
+			return i
+		}
+		return -1
+	}
+	for j, o := range s.others {
+		if fSameValueZero(o, v) {
+			return s.oidx[j]
+		}
+	}
+	return -1
+}
+
+func (s *fKeySet) add(v any, i int) {
+	if f, ok := v.(float64); ok && f != f {
+		s.nan = i
+		return
+	}
+	if k, ok := s.slot(v); ok {
+		s.hashed[k] = i
+		return
+	}
+	s.others = append(s.others, v)
+	s.oidx = append(s.oidx, i)
+}
+
+// fGroup groups items by key, in the order keys first appear, as
+// [{name, items}].
+func fGroup(items []any, key func(any) (any, error)) (any, error) {
+	set := newFKeySet()
+	var names []any
+	var groups [][]any
+	for _, item := range items {
+		k, err := key(item)
+		if err != nil {
+			return nil, err
+		}
+		i := set.find(k)
+		if i < 0 {
+			i = len(names)
+			set.add(k, i)
+			names = append(names, k)
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], item)
+	}
+	out := make([]any, len(names))
+	for i := range names {
+		m := NewMap(2)
+		m.Set("name", names[i])
+		m.Set("items", groups[i])
+		out[i] = m
+	}
+	return out, nil
+}
+
+func filterGroupBy(c *Context, v any, args []any) (any, error) {
+	prop := Stringify(fArg(args, 0))
+	if err := fParseScope(c, prop); err != nil {
+		return nil, err
+	}
+	return fGroup(fToEnumerable(v), func(item any) (any, error) { return c.ScopeValue(prop, item) })
+}
+
+func filterGroupByExp(c *Context, v any, args []any) (any, error) {
+	name := fToStringJS(fArg(args, 0))
+	exp := Stringify(fArg(args, 1))
+	if err := fParseExp(c, exp); err != nil {
+		return nil, err
+	}
+	return fGroup(fToEnumerable(v), func(item any) (any, error) { return c.EvalExp(exp, name, item) })
+}
+
+// fSearch is the first item whose property matches (find, find_index,
+// has): its index, -1 when none.
+func fSearch(c *Context, v any, args []any) (int, any, error) {
+	prop := Stringify(fArg(args, 0))
+	expected := fArg(args, 1)
+	if err := fParseScope(c, prop); err != nil {
+		return -1, nil, err
+	}
+	for i, item := range fToArray(v) {
+		value, err := c.ScopeValue(prop, item)
+		if err != nil {
+			return -1, nil, err
+		}
+		if fMatches(value, expected) {
+			return i, item, nil
+		}
+	}
+	return -1, nil, nil
+}
+
+// fSearchExp is the first item whose expression is truthy in JavaScript's
+// sense.
+func fSearchExp(c *Context, v any, args []any) (int, any, error) {
+	name := fToStringJS(fArg(args, 0))
+	exp := Stringify(fArg(args, 1))
+	if err := fParseExp(c, exp); err != nil {
+		return -1, nil, err
+	}
+	for i, item := range fToArray(v) {
+		value, err := c.EvalExp(exp, name, item)
+		if err != nil {
+			return -1, nil, err
+		}
+		if fTruthyJS(value) {
+			return i, item, nil
+		}
+	}
+	return -1, nil, nil
+}
+
+func fIndexResult(i int, _ any, err error) (any, error) {
+	if err != nil || i < 0 {
+		return nil, err
+	}
+	return float64(i), nil
+}
+
+func filterUniq(c *Context, v any, args []any) (any, error) {
+	set := newFKeySet()
+	out := []any{}
+	for _, x := range fToArray(v) {
+		if set.find(x) < 0 {
+			set.add(x, len(out))
+			out = append(out, x)
+		}
+	}
+	return out, nil
+}
