@@ -36,7 +36,7 @@ func (e *Engine) run(ctx context.Context, c store.Claimed, b *batchIntegrations)
 		o.Details = append(o.Details, e.detail(o, "Success", "Internal", why, nil))
 		return o, nil
 	}
-	ctl, err := e.sb.Controls(step.ControlValues, bindings(c.Subscriber, c.Notification.Payload, digestStep(c.Digest)))
+	ctl, err := e.sb.Controls(sandbox.Ordered(step.ControlValues, step.ControlOrder), bindings(c.Subscriber, c.Notification.Payload, digestStep(c.Digest)))
 	if err == nil {
 		err = sandbox.CheckLinks(ctl)
 	}

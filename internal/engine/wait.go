@@ -167,7 +167,7 @@ func planTriggerDigest(sb *sandbox.Sandbox, step store.Step, sub store.Subscribe
 			plan = nil
 		}
 	}()
-	ctl, err := sb.Controls(step.ControlValues, bindings(sub, payload, nil))
+	ctl, err := sb.Controls(sandbox.Ordered(step.ControlValues, step.ControlOrder), bindings(sub, payload, nil))
 	if err != nil {
 		return nil
 	}

@@ -195,3 +195,24 @@ func TestUnsafeLinkAtRender(t *testing.T) {
 		}
 	})
 }
+
+// TestControlsRenderInTheOrderSent: a step's controls render as one
+// template in the order their keys were sent, as in Novu — a variable
+// assigned in the subject is seen by the body sent after it.
+func TestControlsRenderInTheOrderSent(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, h *harness) {
+		dev := h.authFor(asDev)
+		eng := h.newEngine(engine.Options{})
+		// Raw JSON: the subject comes first although "body" sorts before it.
+		res := h.call(t, dev, "POST", "/v2/workflows", `{"name": "Ordered", "steps": [{"name": "Inbox", "type": "in_app",
+			"controlValues": {"subject": "{% assign n = payload.name | upcase %}Hello", "body": "Dear {{ n }}, order {{ payload.id }}"}}]}`, nil)
+		require.Equal(t, http.StatusCreated, res.Status, "%s", res.Raw)
+		h.trigger(t, dev, map[string]any{"name": "ordered", "to": "r1", "payload": map[string]any{"name": "Ada", "id": 1000191}})
+		drain(t, eng)
+		items := h.feedItems(t, "r1")
+		require.Len(t, items, 1)
+		require.Equal(t, "Dear ADA, order 1000191", items[0]["content"])
+		require.Equal(t, "Hello", items[0]["subject"])
+	})
+}

@@ -369,3 +369,29 @@ func (s *Sandbox) checkAll(path string, v any, errs *[]*Error) {
 		}
 	}
 }
+
+// Ordered gives a step's control values with their top-level keys in the
+// order they were sent (the rest after, sorted), the order Novu renders
+// them in.
+func Ordered(values map[string]any, order []string) any {
+	if len(order) == 0 {
+		return values
+	}
+	m := liquid.NewMap(len(values))
+	for _, k := range order {
+		if v, ok := values[k]; ok {
+			m.Set(k, liquid.FromGo(v))
+		}
+	}
+	rest := make([]string, 0, len(values))
+	for k := range values {
+		if _, ok := m.Get(k); !ok {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	for _, k := range rest {
+		m.Set(k, liquid.FromGo(values[k]))
+	}
+	return m
+}

@@ -33,6 +33,10 @@ type Step struct {
 	Name          string         `json:"name"`
 	Type          string         `json:"type"`
 	ControlValues map[string]any `json:"controlValues"`
+	// ControlOrder is the order the control values' keys were sent in: a
+	// step's controls render as one template in that order (an assign in
+	// one field is seen by the later ones), as in Novu.
+	ControlOrder []string `json:"controlOrder,omitempty"`
 }
 
 // WorkflowListParams pages workflows.
