@@ -11,24 +11,28 @@ import (
 // mapped once:
 //
 //	group     fields                                          FeedItem  Message  Received
-//	base      _id, transactionId, content, subject, channel,  yes       yes      yes
-//	          read, seen, cta, createdAt
-//	record    _templateId … _subscriberId, _feedId,            yes       yes
-//	          templateIdentifier, providerId, status,
+//	base      _id, transactionId, content, channel, read,      yes       yes      yes
+//	          seen, cta, createdAt
+//	subject   subject                                         null      left out null
+//	record    _templateId … _subscriberId, _feedId, status,   yes       yes
 //	          payload, overrides
+//	names     templateIdentifier, providerId                  null      left out
 //	inbox     archived, subscriber, tags, data                yes                yes
-//	delivery  deliveredAt, lastReadDate                                 yes      yes
+//	delivery  deliveredAt                                               yes      yes
+//	lastRead  lastReadDate                                              left out null
 //
-// plus each shape's own fields. A value the message does not have (subject,
-// templateIdentifier, providerId, lastReadDate) is null in the feed item and
-// the realtime message, which type those fields `T | null`, and left out of
-// Message, whose client (@novu/api's MessageResponseDto) refuses null there.
+// plus each shape's own fields. The groups of values a message may not have
+// (subject, names, lastRead) are written as the shape types them: null
+// where it types the field `T | null` (the feed item, the realtime
+// message), left out where it is optional (Message: @novu/api's
+// MessageResponseDto refuses null there). Each comes as a pair of types
+// that differ only in their tags — the …Optional one is the other converted
+// — so the compiler keeps their fields one.
 
 type base struct {
 	ID            string          `json:"_id"`
 	TransactionID string          `json:"transactionId"`
 	Content       string          `json:"content"`
-	Subject       optional        `json:"subject,omitzero"`
 	Channel       string          `json:"channel"`
 	Read          bool            `json:"read"`
 	Seen          bool            `json:"seen"`
@@ -36,32 +40,60 @@ type base struct {
 	CreatedAt     string          `json:"createdAt"`
 }
 
-// baseOf maps the fields of every shape; null says how the shape writes a
-// value the message does not have.
-func baseOf(m *store.Message, null bool) base {
-	return base{ID: m.ID, TransactionID: m.TransactionID, Content: m.Content, Subject: optional{v: m.Subject, null: null},
-		Channel: m.Channel, Read: m.Read, Seen: m.Seen, CTA: object(m.CTA, "{}"), CreatedAt: Time(m.CreatedAt)}
+// baseOf maps the fields every shape has.
+func baseOf(m *store.Message) base {
+	return base{ID: m.ID, TransactionID: m.TransactionID, Content: m.Content, Channel: m.Channel, Read: m.Read,
+		Seen: m.Seen, CTA: object(m.CTA, "{}"), CreatedAt: Time(m.CreatedAt)}
 }
+
+type subject struct {
+	Subject *string `json:"subject"`
+}
+
+type subjectOptional struct {
+	Subject *string `json:"subject,omitempty"`
+}
+
+func subjectOf(m *store.Message) subject { return subject{Subject: m.Subject} }
 
 type record struct {
-	TemplateID         string          `json:"_templateId"`
-	EnvironmentID      string          `json:"_environmentId"`
-	OrganizationID     string          `json:"_organizationId"`
-	NotificationID     string          `json:"_notificationId"`
-	SubscriberID       string          `json:"_subscriberId"`
-	FeedID             *string         `json:"_feedId"`
-	TemplateIdentifier optional        `json:"templateIdentifier,omitzero"`
-	ProviderID         optional        `json:"providerId,omitzero"`
-	Status             string          `json:"status"`
-	Payload            json.RawMessage `json:"payload"`
-	Overrides          json.RawMessage `json:"overrides,omitempty"`
+	TemplateID     string          `json:"_templateId"`
+	EnvironmentID  string          `json:"_environmentId"`
+	OrganizationID string          `json:"_organizationId"`
+	NotificationID string          `json:"_notificationId"`
+	SubscriberID   string          `json:"_subscriberId"`
+	FeedID         *string         `json:"_feedId"`
+	Status         string          `json:"status"`
+	Payload        json.RawMessage `json:"payload"`
+	Overrides      json.RawMessage `json:"overrides,omitempty"`
 }
 
-func recordOf(m *store.Message, null bool) record {
+func recordOf(m *store.Message) record {
 	return record{TemplateID: m.WorkflowID, EnvironmentID: m.EnvironmentID, OrganizationID: m.OrganizationID,
-		NotificationID: m.NotificationID, SubscriberID: m.SubscriberID, TemplateIdentifier: text(m.TemplateIdentifier, null),
-		ProviderID: text(m.ProviderID, null), Status: m.Status, Payload: object(m.Payload, "{}"),
+		NotificationID: m.NotificationID, SubscriberID: m.SubscriberID, Status: m.Status, Payload: object(m.Payload, "{}"),
 		Overrides: json.RawMessage(m.Overrides)}
+}
+
+type names struct {
+	TemplateIdentifier *string `json:"templateIdentifier"`
+	ProviderID         *string `json:"providerId"`
+}
+
+type namesOptional struct {
+	TemplateIdentifier *string `json:"templateIdentifier,omitempty"`
+	ProviderID         *string `json:"providerId,omitempty"`
+}
+
+func namesOf(m *store.Message) names {
+	return names{TemplateIdentifier: nonEmpty(&m.TemplateIdentifier), ProviderID: nonEmpty(&m.ProviderID)}
+}
+
+// nonEmpty is s, nil when empty (s points into the message: no copy).
+func nonEmpty(s *string) *string {
+	if *s == "" {
+		return nil
+	}
+	return s
 }
 
 // Subscriber is the subscriber as a v1 message embeds it.
@@ -88,13 +120,20 @@ func inboxOf(m *store.Message, sub *store.Subscriber) inbox {
 type delivery struct {
 	// DeliveredAt: a message is delivered when it is created (the end of a
 	// snooze creates it anew).
-	DeliveredAt  []string `json:"deliveredAt"`
-	LastReadDate optional `json:"lastReadDate,omitzero"`
+	DeliveredAt []string `json:"deliveredAt"`
 }
 
-func deliveryOf(m *store.Message, null bool) delivery {
-	return delivery{DeliveredAt: []string{Time(m.CreatedAt)}, LastReadDate: optional{v: TimePtr(m.LastReadAt), null: null}}
+func deliveryOf(m *store.Message) delivery { return delivery{DeliveredAt: []string{Time(m.CreatedAt)}} }
+
+type lastRead struct {
+	LastReadDate *string `json:"lastReadDate"`
 }
+
+type lastReadOptional struct {
+	LastReadDate *string `json:"lastReadDate,omitempty"`
+}
+
+func lastReadOf(m *store.Message) lastRead { return lastRead{LastReadDate: TimePtr(m.LastReadAt)} }
 
 // Actor is the actor of a feed item.
 type Actor struct {
@@ -116,7 +155,9 @@ func actorOf(raw store.JSON) Actor {
 // FeedItem is a message of the v1 feed (OpenAPI NotificationFeedItem).
 type FeedItem struct {
 	base
+	subject
 	record
+	names
 	inbox
 	JobID     string `json:"_jobId"`
 	UpdatedAt string `json:"updatedAt"`
@@ -125,16 +166,19 @@ type FeedItem struct {
 
 // FeedItemOf is m, a message of sub, as the v1 feed lists it.
 func FeedItemOf(m *store.Message, sub *store.Subscriber) FeedItem {
-	return FeedItem{base: baseOf(m, true), record: recordOf(m, true), inbox: inboxOf(m, sub), JobID: m.JobID,
-		UpdatedAt: Time(m.UpdatedAt), Actor: actorOf(m.Actor)}
+	return FeedItem{base: baseOf(m), subject: subjectOf(m), record: recordOf(m), names: namesOf(m), inbox: inboxOf(m, sub),
+		JobID: m.JobID, UpdatedAt: Time(m.UpdatedAt), Actor: actorOf(m.Actor)}
 }
 
 // Message is a message of any channel as the messages API answers it
 // (OpenAPI Message): GET /v1/messages, mark-as, message actions.
 type Message struct {
 	base
+	subjectOptional
 	record
+	namesOptional
 	delivery
+	lastReadOptional
 	MessageTemplateID *string  `json:"_messageTemplateId"`
 	LastSeenDate      *string  `json:"lastSeenDate,omitempty"`
 	IntegrationID     string   `json:"_integrationId,omitempty"`
@@ -148,7 +192,8 @@ type Message struct {
 // MessageOf is m as the messages API answers it: where it went comes from
 // its stored delivery.
 func MessageOf(m *store.Message) Message {
-	out := Message{base: baseOf(m, false), record: recordOf(m, false), delivery: deliveryOf(m, false),
+	out := Message{base: baseOf(m), subjectOptional: subjectOptional(subjectOf(m)), record: recordOf(m),
+		namesOptional: namesOptional(namesOf(m)), delivery: deliveryOf(m), lastReadOptional: lastReadOptional(lastReadOf(m)),
 		LastSeenDate: TimePtr(m.LastSeenAt), IntegrationID: m.IntegrationID, ProviderMessageID: m.ProviderMessageID,
 		ErrorText: m.ErrorText}
 	if len(m.Delivery) > 0 {
@@ -180,8 +225,10 @@ func MessagesOf(ms []store.Message) []Message {
 // @novu/js maps to its notification itself; docs/api-behaviour.md, "Realtime").
 type Received struct {
 	base
+	subject
 	inbox
 	delivery
+	lastRead
 	SnoozedUntil  *string   `json:"snoozedUntil"`
 	FirstSeenDate *string   `json:"firstSeenDate"`
 	ArchivedAt    *string   `json:"archivedAt"`
@@ -193,7 +240,7 @@ type Received struct {
 // ReceivedOf is m, a new message of sub, as the realtime event carries it;
 // wf is its workflow (nil when deleted).
 func ReceivedOf(m *store.Message, sub *store.Subscriber, wf *Workflow) Received {
-	return Received{base: baseOf(m, true), inbox: inboxOf(m, sub), delivery: deliveryOf(m, true),
+	return Received{base: baseOf(m), subject: subjectOf(m), inbox: inboxOf(m, sub), delivery: deliveryOf(m), lastRead: lastReadOf(m),
 		SnoozedUntil: TimePtr(m.SnoozedUntil), FirstSeenDate: TimePtr(m.FirstSeenAt), ArchivedAt: TimePtr(m.ArchivedAt),
 		Avatar: m.Avatar, Workflow: wf, Severity: Severity(m.Severity)}
 }

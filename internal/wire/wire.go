@@ -79,25 +79,3 @@ func object(v store.JSON, def string) json.RawMessage {
 	}
 	return json.RawMessage(def)
 }
-
-// optional is a value a message may not have, written as the shape that
-// carries it types the field: left out (`T`, optional) or null (`T | null`,
-// always present; docs/api-behaviour.md, "Wire format").
-type optional struct {
-	v    *string
-	null bool
-}
-
-// IsZero reports whether the field is left out (omitzero).
-func (o optional) IsZero() bool { return o.v == nil && !o.null }
-
-// MarshalJSON writes the value, or null.
-func (o optional) MarshalJSON() ([]byte, error) { return json.Marshal(o.v) }
-
-// text is an optional text that is absent when empty.
-func text(s string, null bool) optional {
-	if s == "" {
-		return optional{null: null}
-	}
-	return optional{v: &s, null: null}
-}
