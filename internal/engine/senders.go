@@ -104,7 +104,7 @@ func (ss *senders) get(in store.Integration) (provider.Sender, error) {
 	}
 	cfg := ss.base
 	cfg.Credentials = creds
-	s, err := e.New(cfg)
+	s, err := e.Sender(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -15,14 +15,6 @@ import (
 )
 
 var (
-	integrationStringCredentials = []string{"apiKey", "user", "secretKey", "domain", "password", "host", "port", "region",
-		"accountSid", "messageProfileId", "token", "from", "senderName", "projectName", "applicationId", "clientId",
-		"baseUrl", "webhookUrl", "redirectUrl", "serviceAccount", "ipPoolName", "apiKeyRequestHeader",
-		"secretKeyRequestHeader", "idPath", "datePath", "apiToken", "authenticationTokenKey", "instanceId", "alertUid",
-		"title", "imageUrl", "state", "externalLink", "channelId", "phoneNumberIdentification", "accessKey", "appSid",
-		"senderId", "tenantId", "AppIOBaseUrl", "signingSecret", "outboundIntegrationId", "fromAddressOverride"}
-	integrationBoolCredentials = []string{"secure", "requireTls", "ignoreTls", "hmac", "authenticateByToken", "useFromAddressOverride"}
-
 	filterTypes     = []string{"BOOLEAN", "TEXT", "DATE", "NUMBER", "STATEMENT", "LIST", "MULTI_LIST", "GROUP"}
 	filterValues    = []string{"AND", "OR"}
 	filterOperators = []string{"LARGER", "SMALLER", "LARGER_EQUAL", "SMALLER_EQUAL", "EQUAL", "NOT_EQUAL", "ALL_IN",
@@ -138,9 +130,10 @@ func integrationsOut(ins []store.Integration, c caller) []integrationJSON {
 	return out
 }
 
-// readIntegrationCredentials validates the credentials object and returns it
-// re-encoded with only known, well-typed keys.
-func readIntegrationCredentials(o *object) (store.JSON, bool) {
+// readIntegrationCredentials validates the credentials object against the
+// keys of the provider registry (provider.Registry.CredentialKeys: any key a
+// provider reads, of its type) and returns it re-encoded with only those.
+func (s *Server) readIntegrationCredentials(o *object) (store.JSON, bool) {
 	if !o.has("credentials") {
 		return nil, false
 	}
@@ -148,21 +141,27 @@ func readIntegrationCredentials(o *object) (store.JSON, bool) {
 	if c == nil {
 		return nil, !o.errs.has(o.prefix + "credentials")
 	}
-	c.onlyKnown(append(append([]string{"tlsOptions"}, integrationStringCredentials...), integrationBoolCredentials...)...)
+	keys := s.providers.CredentialKeys()
+	known := make([]string, len(keys))
 	out := map[string]any{}
-	for _, k := range integrationStringCredentials {
-		if f := c.str(k, maxCredentialString); f.Value != nil {
-			out[k] = *f.Value
+	for i, k := range keys {
+		known[i] = k.Key
+		switch k.Type {
+		case provider.TypeBoolean:
+			if b := c.boolean(k.Key); b != nil {
+				out[k.Key] = *b
+			}
+		case provider.TypeObject:
+			if v, set := c.jsonObject(k.Key, maxDataBytes); set && v != nil {
+				out[k.Key] = v
+			}
+		default:
+			if f := c.str(k.Key, maxCredentialString); f.Value != nil {
+				out[k.Key] = *f.Value
+			}
 		}
 	}
-	for _, k := range integrationBoolCredentials {
-		if b := c.boolean(k); b != nil {
-			out[k] = *b
-		}
-	}
-	if v, set := c.jsonObject("tlsOptions", maxDataBytes); set && v != nil {
-		out["tlsOptions"] = v
-	}
+	c.onlyKnown(known...)
 	b, _ := json.Marshal(out)
 	return b, true
 }
@@ -297,7 +296,7 @@ func (s *Server) integrationCreate(w http.ResponseWriter, r *http.Request) error
 		identifier = *f.Value
 	}
 	active := o.boolean("active")
-	creds, _ := readIntegrationCredentials(o)
+	creds, _ := s.readIntegrationCredentials(o)
 	confs, _ := readConfigurations(o)
 	conds, _ := readConditions(o)
 	if err := o.errs.err(); err != nil {
@@ -368,7 +367,8 @@ func (s *Server) integrationListActive(w http.ResponseWriter, r *http.Request) e
 	return s.listIntegrations(w, r, true)
 }
 
-// listIntegrations lists the organization's integrations, as the spec says.
+// listIntegrations lists the organization's integrations: organization-wide, as the
+// established API lists the active ones (docs/api-behaviour.md, "Integrations").
 func (s *Server) listIntegrations(w http.ResponseWriter, r *http.Request, activeOnly bool) error {
 	c := callerFrom(r.Context())
 	ins, err := s.store.IntegrationList(r.Context(), &store.IntegrationListParams{OrganizationID: c.OrganizationID, ActiveOnly: activeOnly})
@@ -407,7 +407,7 @@ func (s *Server) integrationUpdate(w http.ResponseWriter, r *http.Request) error
 	name := o.str("name", maxString)
 	identifier := o.indexed("identifier")
 	active := o.boolean("active")
-	creds, credsSet := readIntegrationCredentials(o)
+	creds, credsSet := s.readIntegrationCredentials(o)
 	confs, confsSet := readConfigurations(o)
 	conds, condsSet := readConditions(o)
 	for _, f := range []struct {

@@ -277,7 +277,7 @@ func withRequiredCredentials(body map[string]any) map[string]any {
 	if given, ok := body["credentials"].(map[string]any); ok {
 		maps.Copy(creds, given)
 	}
-	for _, k := range e.Required {
+	for _, k := range e.Required() {
 		if _, ok := creds[k]; !ok {
 			creds[k] = "placeholder-" + k
 		}

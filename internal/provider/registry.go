@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,19 +31,75 @@ type Config struct {
 	Now func() time.Time
 	// Logger reports what a sender does in the background (pool closes).
 	Logger *slog.Logger
+	// secrets are the values of the credentials the entry marks Secret;
+	// Entry.Sender sets them.
+	secrets []string
 }
+
+// Secrets returns the values of the integration's secret credentials (the
+// keys its provider's entry marks Secret), which a sender redacts from what
+// the provider answers. Only a sender built by Entry.Sender has them.
+func (c Config) Secrets() []string { return slices.Clone(c.secrets) }
 
 // Entry is one provider of the registry table: its channel, the schema of
 // its credentials and its constructor.
 type Entry struct {
 	ID      string
 	Channel Channel
-	// Required are the credential keys without which it cannot send.
-	Required []string
-	// Optional are the other credential keys it reads.
-	Optional []string
-	// New builds a sender for one integration.
+	// Credentials are the credential keys it reads (Novu's keys), the one
+	// list the API's validation, its OpenAPI schema and redaction derive
+	// from.
+	Credentials []Credential
+	// New builds a sender for one integration; callers use Sender.
 	New func(Config) (Sender, error)
+}
+
+// Credential is one credential key a provider reads.
+type Credential struct {
+	// Key is the key in the integration's credentials object.
+	Key string
+	// Type is its value's JSON type: TypeString when empty.
+	Type string
+	// Required: the provider cannot send without it, so an active
+	// integration must have it.
+	Required bool
+	// Secret: its value is redacted from the provider's answers that Herald
+	// keeps (execution details, errors).
+	Secret bool
+}
+
+// The JSON types of credential values (OpenAPI's names).
+const (
+	TypeString  = "string"
+	TypeBoolean = "boolean"
+	TypeObject  = "object" // free-form (tlsOptions)
+)
+
+// JSONType is the key's JSON type.
+func (c Credential) JSONType() string {
+	if c.Type == "" {
+		return TypeString
+	}
+	return c.Type
+}
+
+// Sender builds a sender for one integration whose Config knows the values
+// of the entry's secret credentials.
+func (e Entry) Sender(cfg Config) (Sender, error) {
+	cfg.secrets = e.Secrets(cfg.Credentials)
+	return e.New(cfg)
+}
+
+// Secrets returns the non-empty values (at least 4 characters: shorter
+// ones would redact ordinary words) of the keys of c that e marks Secret.
+func (e Entry) Secrets(c Credentials) []string {
+	var out []string
+	for _, k := range e.Credentials {
+		if s := c.String(k.Key); k.Secret && len(s) >= 4 {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Credentials are an integration's credentials: string values, booleans,
@@ -87,26 +144,21 @@ func (c Credentials) Bool(key string) bool {
 	return false
 }
 
-// Secrets returns the non-empty string values of the keys that hold
-// secrets, for redaction of what providers answer.
-func (c Credentials) Secrets() []string {
+// Required lists the keys without which e cannot send.
+func (e Entry) Required() []string {
 	var out []string
-	for _, k := range secretKeys {
-		if s := c.String(k); len(s) >= 4 {
-			out = append(out, s)
+	for _, k := range e.Credentials {
+		if k.Required {
+			out = append(out, k.Key)
 		}
 	}
 	return out
 }
 
-// secretKeys are the credential keys whose values must never be shown.
-var secretKeys = []string{"apiKey", "secretKey", "password", "token", "apiToken", "serviceAccount", "accessKey",
-	"signingSecret"}
-
 // Missing lists the required keys of e that c lacks (empty strings count as missing).
 func (e Entry) Missing(c Credentials) []string {
 	var out []string
-	for _, k := range e.Required {
+	for _, k := range e.Required() {
 		if _, isBool := c[k].(bool); !isBool && c.String(k) == "" {
 			out = append(out, k)
 		}
@@ -115,9 +167,13 @@ func (e Entry) Missing(c Credentials) []string {
 }
 
 // Registry is the table of providers Herald can deliver through.
-type Registry struct{ byID map[string]Entry }
+type Registry struct {
+	byID map[string]Entry
+	keys []CredentialKey
+}
 
-// NewRegistry builds a registry from entries; a duplicate id panics (a programming error).
+// NewRegistry builds a registry from entries. A duplicate id, or a
+// credential key given two types or secrecies, panics (a programming error).
 func NewRegistry(entries ...Entry) *Registry {
 	r := &Registry{byID: map[string]Entry{}}
 	for _, e := range entries {
@@ -129,6 +185,7 @@ func NewRegistry(entries ...Entry) *Registry {
 		}
 		r.byID[e.ID] = e
 	}
+	r.keys = credentialKeys(r.IDs(), r.byID)
 	return r
 }
 

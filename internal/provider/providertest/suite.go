@@ -58,7 +58,7 @@ func Run(t *testing.T, e provider.Entry, newFake func(t *testing.T) Fake) {
 	t.Helper()
 	send := func(t *testing.T, f Fake, creds provider.Credentials, allowPrivate bool, m *provider.Message, timeout time.Duration) (*provider.Result, error) {
 		t.Helper()
-		s, err := e.New(Config(f, creds, allowPrivate))
+		s, err := e.Sender(Config(f, creds, allowPrivate))
 		require.NoError(t, err)
 		if c, ok := s.(provider.Closer); ok {
 			t.Cleanup(func() { _ = c.Close() })
@@ -74,7 +74,7 @@ func Run(t *testing.T, e provider.Entry, newFake func(t *testing.T) Fake) {
 	}
 	noSecrets := func(t *testing.T, creds provider.Credentials, texts ...string) {
 		t.Helper()
-		for _, s := range creds.Secrets() {
+		for _, s := range e.Secrets(creds) {
 			for _, txt := range texts {
 				require.NotContains(t, txt, s, "a credential leaked into what Herald keeps")
 			}
@@ -93,7 +93,14 @@ func Run(t *testing.T, e provider.Entry, newFake func(t *testing.T) Fake) {
 		defer f.Close()
 		creds := f.Credentials()
 		require.Empty(t, e.Missing(creds), "the fake's credentials satisfy the schema")
-		for _, k := range e.Required {
+		documented := map[string]bool{}
+		for _, k := range e.Credentials {
+			documented[k.Key] = true
+		}
+		for k := range creds {
+			require.True(t, documented[k], "the fake's credential %s is one the entry documents", k)
+		}
+		for _, k := range e.Required() {
 			c := provider.Credentials{}
 			for kk, v := range creds {
 				if kk != k {
@@ -265,7 +272,7 @@ func Run(t *testing.T, e provider.Entry, newFake func(t *testing.T) Fake) {
 	t.Run("concurrent sends", func(t *testing.T) {
 		f := newFake(t)
 		defer f.Close()
-		s, err := e.New(Config(f, f.Credentials(), true))
+		s, err := e.Sender(Config(f, f.Credentials(), true))
 		require.NoError(t, err)
 		if c, ok := s.(provider.Closer); ok {
 			defer c.Close()

@@ -23,8 +23,11 @@ import (
 // integration-wide fallback destination.
 var Entry = provider.Entry{
 	ID: "chat-webhook", Channel: provider.Chat,
-	Optional: []string{"secretKey", "webhookUrl"},
-	New:      New,
+	Credentials: []provider.Credential{
+		{Key: "secretKey", Secret: true},
+		{Key: "webhookUrl"},
+	},
+	New: New,
 }
 
 // SignatureHeader carries hex(HMAC-SHA256(key, raw body)).
@@ -65,7 +68,7 @@ func (s *sender) Send(ctx context.Context, m *provider.Message) (*provider.Resul
 	if err != nil {
 		return nil, err
 	}
-	secrets := append(c.Secrets(), key)
+	secrets := append(s.cfg.Secrets(), key)
 	if m.WebhookURL != "" && m.WebhookURL != dest {
 		if orig, err := hook.Parse(m.WebhookURL); err == nil {
 			secrets = append(secrets, orig.Secrets()...)

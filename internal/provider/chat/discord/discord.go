@@ -17,8 +17,10 @@ import (
 // their URL; webhookUrl is the integration-wide fallback destination.
 var Entry = provider.Entry{
 	ID: "discord", Channel: provider.Chat,
-	Optional: []string{"webhookUrl"},
-	New:      New,
+	Credentials: []provider.Credential{
+		{Key: "webhookUrl"},
+	},
+	New: New,
 }
 
 type sender struct{ cfg provider.Config }
@@ -38,7 +40,7 @@ func (s *sender) Send(ctx context.Context, m *provider.Message) (*provider.Resul
 	q.Set("wait", "true")
 	u.RawQuery = q.Encode()
 	body := provider.Merge(map[string]any{"content": m.Content}, m.Overrides)
-	req, err := provider.JSONRequest(u.String(), body, t.Secrets(s.cfg.Credentials.Secrets()...))
+	req, err := provider.JSONRequest(u.String(), body, t.Secrets(s.cfg.Secrets()...))
 	if err != nil {
 		return nil, err
 	}

@@ -15,8 +15,10 @@ import (
 // beyond their URL; webhookUrl is the integration-wide fallback destination.
 var Entry = provider.Entry{
 	ID: "mattermost", Channel: provider.Chat,
-	Optional: []string{"webhookUrl"},
-	New:      New,
+	Credentials: []provider.Credential{
+		{Key: "webhookUrl"},
+	},
+	New: New,
 }
 
 type sender struct{ cfg provider.Config }
@@ -36,7 +38,7 @@ func (s *sender) Send(ctx context.Context, m *provider.Message) (*provider.Resul
 		body["channel"] = m.ChatChannel
 	}
 	body = provider.Merge(body, m.Overrides)
-	req, err := provider.JSONRequest(t.String(), body, t.Secrets(s.cfg.Credentials.Secrets()...))
+	req, err := provider.JSONRequest(t.String(), body, t.Secrets(s.cfg.Secrets()...))
 	if err != nil {
 		return nil, err
 	}

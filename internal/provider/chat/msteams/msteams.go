@@ -29,8 +29,10 @@ import (
 // their URL; webhookUrl is the integration-wide fallback destination.
 var Entry = provider.Entry{
 	ID: "msteams", Channel: provider.Chat,
-	Optional: []string{"webhookUrl"},
-	New:      New,
+	Credentials: []provider.Credential{
+		{Key: "webhookUrl"},
+	},
+	New: New,
 }
 
 type sender struct{ cfg provider.Config }
@@ -44,7 +46,7 @@ func (s *sender) Send(ctx context.Context, m *provider.Message) (*provider.Resul
 		return nil, err
 	}
 	body := provider.Merge(Body(m.Content), m.Overrides)
-	req, err := provider.JSONRequest(t.String(), body, t.Secrets(s.cfg.Credentials.Secrets()...))
+	req, err := provider.JSONRequest(t.String(), body, t.Secrets(s.cfg.Secrets()...))
 	if err != nil {
 		return nil, err
 	}

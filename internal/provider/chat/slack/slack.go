@@ -15,8 +15,10 @@ import (
 // falls back to when a subscriber has none.
 var Entry = provider.Entry{
 	ID: "slack", Channel: provider.Chat,
-	Optional: []string{"webhookUrl"},
-	New:      New,
+	Credentials: []provider.Credential{
+		{Key: "webhookUrl"},
+	},
+	New: New,
 }
 
 type sender struct{ cfg provider.Config }
@@ -30,7 +32,7 @@ func (s *sender) Send(ctx context.Context, m *provider.Message) (*provider.Resul
 		return nil, err
 	}
 	body := provider.Merge(map[string]any{"text": m.Content}, m.Overrides)
-	req, err := provider.JSONRequest(t.String(), body, t.Secrets(s.cfg.Credentials.Secrets()...))
+	req, err := provider.JSONRequest(t.String(), body, t.Secrets(s.cfg.Secrets()...))
 	if err != nil {
 		return nil, err
 	}

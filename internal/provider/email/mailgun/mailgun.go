@@ -25,9 +25,15 @@ import (
 // Entry registers the provider.
 var Entry = provider.Entry{
 	ID: "mailgun", Channel: provider.Email,
-	Required: []string{"apiKey", "domain", "from"},
-	Optional: []string{"user", "baseUrl", "senderName"},
-	New:      New,
+	Credentials: []provider.Credential{
+		{Key: "apiKey", Required: true, Secret: true},
+		{Key: "domain", Required: true},
+		{Key: "from", Required: true},
+		{Key: "user"},
+		{Key: "baseUrl"},
+		{Key: "senderName"},
+	},
+	New: New,
 }
 
 // origin is Mailgun's US region; EU integrations set baseUrl
@@ -133,7 +139,7 @@ func (s *sender) Send(ctx context.Context, m *provider.Message) (*provider.Resul
 	h.Set("Content-Type", w.FormDataContentType())
 	h.Set("Accept", "application/json")
 	req := &provider.Request{Method: http.MethodPost, URL: s.base + "/v3/" + url.PathEscape(c.String("domain")) + "/messages",
-		Header: h, Body: buf.Bytes(), Secrets: c.Secrets()}
+		Header: h, Body: buf.Bytes(), Secrets: s.cfg.Secrets()}
 	h.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(user+":"+c.String("apiKey"))))
 	resp, err := provider.Do(ctx, s.cfg.HTTP, req)
 	if err != nil {

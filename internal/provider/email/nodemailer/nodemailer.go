@@ -24,9 +24,22 @@ import (
 // Entry registers the provider.
 var Entry = provider.Entry{
 	ID: "nodemailer", Channel: provider.Email,
-	Required: []string{"host", "port", "from"},
-	Optional: []string{"secure", "user", "password", "requireTls", "ignoreTls", "tlsOptions", "senderName",
-		"domain", "secretKey", "accountSid"},
+	Credentials: []provider.Credential{
+		{Key: "host", Required: true},
+		{Key: "port", Required: true},
+		{Key: "from", Required: true},
+		{Key: "secure", Type: provider.TypeBoolean},
+		{Key: "user"},
+		{Key: "password", Secret: true},
+		{Key: "requireTls", Type: provider.TypeBoolean},
+		{Key: "ignoreTls", Type: provider.TypeBoolean},
+		{Key: "tlsOptions", Type: provider.TypeObject},
+		{Key: "senderName"},
+		// DKIM's domain, private key and selector: accepted, not used (see above).
+		{Key: "domain"},
+		{Key: "secretKey", Secret: true},
+		{Key: "accountSid"},
+	},
 	New: New,
 }
 
@@ -87,7 +100,7 @@ func New(cfg provider.Config) (provider.Sender, error) {
 		return nil, err
 	}
 	s.tls = t
-	s.secrets = c.Secrets()
+	s.secrets = cfg.Secrets()
 	s.pool = newPool(maxConns, idleTimeout, cfg)
 	return s, nil
 }

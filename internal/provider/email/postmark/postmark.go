@@ -15,9 +15,13 @@ import (
 // Entry registers the provider.
 var Entry = provider.Entry{
 	ID: "postmark", Channel: provider.Email,
-	Required: []string{"apiKey", "from"},
-	Optional: []string{"senderName", "baseUrl"},
-	New:      New,
+	Credentials: []provider.Credential{
+		{Key: "apiKey", Required: true, Secret: true},
+		{Key: "from", Required: true},
+		{Key: "senderName"},
+		{Key: "baseUrl"},
+	},
+	New: New,
 }
 
 const origin = "https://api.postmarkapp.com"
@@ -81,7 +85,7 @@ func (s *sender) Send(ctx context.Context, m *provider.Message) (*provider.Resul
 		body["Metadata"] = map[string]string{"heraldMessageId": m.ID}
 	}
 	body = provider.Merge(body, m.Overrides)
-	req, err := provider.JSONRequest(s.base+"/email", body, c.Secrets())
+	req, err := provider.JSONRequest(s.base+"/email", body, s.cfg.Secrets())
 	if err != nil {
 		return nil, err
 	}

@@ -16,9 +16,13 @@ import (
 // Entry registers the provider.
 var Entry = provider.Entry{
 	ID: "resend", Channel: provider.Email,
-	Required: []string{"apiKey", "from"},
-	Optional: []string{"senderName", "baseUrl"},
-	New:      New,
+	Credentials: []provider.Credential{
+		{Key: "apiKey", Required: true, Secret: true},
+		{Key: "from", Required: true},
+		{Key: "senderName"},
+		{Key: "baseUrl"},
+	},
+	New: New,
 }
 
 const origin = "https://api.resend.com"
@@ -72,7 +76,7 @@ func (s *sender) Send(ctx context.Context, m *provider.Message) (*provider.Resul
 		body["tags"] = []map[string]string{{"name": "heraldMessageId", "value": tagValue(m.ID)}}
 	}
 	body = provider.Merge(body, m.Overrides)
-	req, err := provider.JSONRequest(s.base+"/emails", body, c.Secrets())
+	req, err := provider.JSONRequest(s.base+"/emails", body, s.cfg.Secrets())
 	if err != nil {
 		return nil, err
 	}

@@ -12,9 +12,14 @@ import (
 // Entry registers the provider.
 var Entry = provider.Entry{
 	ID: "sendgrid", Channel: provider.Email,
-	Required: []string{"apiKey", "from"},
-	Optional: []string{"senderName", "ipPoolName", "baseUrl"},
-	New:      New,
+	Credentials: []provider.Credential{
+		{Key: "apiKey", Required: true, Secret: true},
+		{Key: "from", Required: true},
+		{Key: "senderName"},
+		{Key: "ipPoolName"},
+		{Key: "baseUrl"},
+	},
+	New: New,
 }
 
 const origin = "https://api.sendgrid.com"
@@ -81,7 +86,7 @@ func (s *sender) Send(ctx context.Context, m *provider.Message) (*provider.Resul
 		body["ip_pool_name"] = pool
 	}
 	body = provider.Merge(body, m.Overrides)
-	req, err := provider.JSONRequest(s.base+"/v3/mail/send", body, c.Secrets())
+	req, err := provider.JSONRequest(s.base+"/v3/mail/send", body, s.cfg.Secrets())
 	if err != nil {
 		return nil, err
 	}

@@ -18,9 +18,15 @@ import (
 // Entry registers the provider.
 var Entry = provider.Entry{
 	ID: "ses", Channel: provider.Email,
-	Required: []string{"apiKey", "secretKey", "region", "from"},
-	Optional: []string{"senderName", "baseUrl"},
-	New:      New,
+	Credentials: []provider.Credential{
+		{Key: "apiKey", Required: true, Secret: true},
+		{Key: "secretKey", Required: true, Secret: true},
+		{Key: "region", Required: true},
+		{Key: "from", Required: true},
+		{Key: "senderName"},
+		{Key: "baseUrl"},
+	},
+	New: New,
 }
 
 type sender struct {
@@ -101,7 +107,7 @@ func (s *sender) Send(ctx context.Context, m *provider.Message) (*provider.Resul
 		body["EmailTags"] = []map[string]string{{"Name": "heraldMessageId", "Value": tagValue(m.ID)}}
 	}
 	body = provider.Merge(body, m.Overrides)
-	req, err := provider.JSONRequest(s.url.String(), body, c.Secrets())
+	req, err := provider.JSONRequest(s.url.String(), body, s.cfg.Secrets())
 	if err != nil {
 		return nil, err
 	}

@@ -24,9 +24,15 @@ import (
 // Entry registers the provider.
 var Entry = provider.Entry{
 	ID: "apns", Channel: provider.Push,
-	Required: []string{"secretKey", "apiKey", "projectName", "applicationId"},
-	Optional: []string{"secure", "baseUrl"},
-	New:      New,
+	Credentials: []provider.Credential{
+		{Key: "secretKey", Required: true, Secret: true},
+		{Key: "apiKey", Required: true, Secret: true},
+		{Key: "projectName", Required: true},
+		{Key: "applicationId", Required: true},
+		{Key: "secure", Type: provider.TypeBoolean},
+		{Key: "baseUrl"},
+	},
+	New: New,
 }
 
 const (
@@ -70,7 +76,7 @@ func New(cfg provider.Config) (provider.Sender, error) {
 		cfg.Now = time.Now
 	}
 	return &sender{cfg: cfg, base: base, key: key, keyID: c.String("apiKey"), teamID: c.String("projectName"),
-		topic: c.String("applicationId"), secrets: c.Secrets()}, nil
+		topic: c.String("applicationId"), secrets: cfg.Secrets()}, nil
 }
 
 // ParseKey reads a .p8 key: a PEM PKCS#8 ECDSA P-256 private key.

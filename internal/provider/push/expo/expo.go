@@ -18,8 +18,11 @@ import (
 // for it only when the project enabled enhanced push security.
 var Entry = provider.Entry{
 	ID: "expo", Channel: provider.Push,
-	Optional: []string{"apiKey", "baseUrl"},
-	New:      New,
+	Credentials: []provider.Credential{
+		{Key: "apiKey", Secret: true},
+		{Key: "baseUrl"},
+	},
+	New: New,
 }
 
 const (
@@ -110,7 +113,7 @@ func (s *sender) sendBatch(ctx context.Context, m *provider.Message, tokens []st
 		}
 		msgs[i] = provider.Merge(msg, m.Overrides)
 	}
-	req, err := provider.JSONRequest(s.base+"/--/api/v2/push/send", msgs, c.Secrets())
+	req, err := provider.JSONRequest(s.base+"/--/api/v2/push/send", msgs, s.cfg.Secrets())
 	if err != nil {
 		out.Failed(provider.AsError(err))
 		return true

@@ -20,9 +20,11 @@ import (
 // Entry registers the provider.
 var Entry = provider.Entry{
 	ID: "fcm", Channel: provider.Push,
-	Required: []string{"serviceAccount"},
-	Optional: []string{"baseUrl"},
-	New:      New,
+	Credentials: []provider.Credential{
+		{Key: "serviceAccount", Required: true, Secret: true},
+		{Key: "baseUrl"},
+	},
+	New: New,
 }
 
 const (
@@ -82,7 +84,7 @@ func New(cfg provider.Config) (provider.Sender, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	secrets := append(cfg.Credentials.Secrets(), sa.PrivateKey, sa.PrivateKeyID)
+	secrets := append(cfg.Secrets(), sa.PrivateKey, sa.PrivateKeyID)
 	return &sender{cfg: cfg, base: base, sa: sa, key: key, secrets: secrets, tokens: newTokenCache()}, nil
 }
 

@@ -26,9 +26,12 @@ import (
 // Entry registers the provider.
 var Entry = provider.Entry{
 	ID: "one-signal", Channel: provider.Push,
-	Required: []string{"applicationId", "apiKey"},
-	Optional: []string{"baseUrl"},
-	New:      New,
+	Credentials: []provider.Credential{
+		{Key: "applicationId", Required: true},
+		{Key: "apiKey", Required: true, Secret: true},
+		{Key: "baseUrl"},
+	},
+	New: New,
 }
 
 const origin = "https://api.onesignal.com"
@@ -97,7 +100,7 @@ func (s *sender) Send(ctx context.Context, m *provider.Message) (*provider.Resul
 		body["include_subscription_ids"] = tokens
 	}
 	body = provider.Merge(body, m.Overrides)
-	req, err := provider.JSONRequest(u, body, c.Secrets())
+	req, err := provider.JSONRequest(u, body, s.cfg.Secrets())
 	if err != nil {
 		return nil, err
 	}

@@ -19,8 +19,11 @@ import (
 // Entry registers the provider.
 var Entry = provider.Entry{
 	ID: "push-webhook", Channel: provider.Push,
-	Required: []string{"webhookUrl", "secretKey"},
-	New:      New,
+	Credentials: []provider.Credential{
+		{Key: "webhookUrl", Required: true},
+		{Key: "secretKey", Required: true, Secret: true},
+	},
+	New: New,
 }
 
 // SignatureHeader carries the body's HMAC.
@@ -40,7 +43,7 @@ func New(cfg provider.Config) (provider.Sender, error) {
 		return nil, provider.Permanentf("credentials.webhookUrl is not an http(s) URL")
 	}
 	// The URL may hold a token of the receiver's: it is kept out of what Herald shows.
-	return &sender{cfg: cfg, url: raw, secrets: append(cfg.Credentials.Secrets(), raw)}, nil
+	return &sender{cfg: cfg, url: raw, secrets: append(cfg.Secrets(), raw)}, nil
 }
 
 // Sign is the signature of a body: hex(HMAC-SHA256(secretKey, body)).

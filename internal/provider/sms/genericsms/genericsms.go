@@ -18,9 +18,19 @@ import (
 // Entry registers the provider.
 var Entry = provider.Entry{
 	ID: "generic-sms", Channel: provider.SMS,
-	Required: []string{"baseUrl", "apiKeyRequestHeader", "apiKey", "from"},
-	Optional: []string{"secretKeyRequestHeader", "secretKey", "idPath", "datePath", "authenticateByToken", "domain",
-		"authenticationTokenKey"},
+	Credentials: []provider.Credential{
+		{Key: "baseUrl", Required: true},
+		{Key: "apiKeyRequestHeader", Required: true},
+		{Key: "apiKey", Required: true, Secret: true},
+		{Key: "from", Required: true},
+		{Key: "secretKeyRequestHeader"},
+		{Key: "secretKey", Secret: true},
+		{Key: "idPath"},
+		{Key: "datePath"},
+		{Key: "authenticateByToken", Type: provider.TypeBoolean},
+		{Key: "domain"},
+		{Key: "authenticationTokenKey"},
+	},
 	New: New,
 }
 
@@ -94,7 +104,7 @@ func (s *sender) authToken(ctx context.Context) (string, error) {
 	if s.token != "" && now.Sub(s.tokenAt) < tokenLife {
 		return s.token, nil
 	}
-	req := &provider.Request{Method: http.MethodPost, URL: s.authURL, Header: s.keyHeaders(), Secrets: s.cfg.Credentials.Secrets()}
+	req := &provider.Request{Method: http.MethodPost, URL: s.authURL, Header: s.keyHeaders(), Secrets: s.cfg.Secrets()}
 	resp, err := provider.Do(ctx, s.cfg.HTTP, req)
 	if err != nil {
 		return "", err
@@ -128,7 +138,7 @@ func (s *sender) Send(ctx context.Context, m *provider.Message) (*provider.Resul
 		body["from"] = m.From
 	}
 	body = provider.Merge(body, m.Overrides)
-	secrets := c.Secrets()
+	secrets := s.cfg.Secrets()
 	req, err := provider.JSONRequest(s.endpoint, body, secrets)
 	if err != nil {
 		return nil, err

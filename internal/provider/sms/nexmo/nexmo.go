@@ -14,9 +14,13 @@ import (
 // Entry registers the provider.
 var Entry = provider.Entry{
 	ID: "nexmo", Channel: provider.SMS,
-	Required: []string{"apiKey", "secretKey", "from"},
-	Optional: []string{"baseUrl"},
-	New:      New,
+	Credentials: []provider.Credential{
+		{Key: "apiKey", Required: true, Secret: true},
+		{Key: "secretKey", Required: true, Secret: true},
+		{Key: "from", Required: true},
+		{Key: "baseUrl"},
+	},
+	New: New,
 }
 
 const origin = "https://rest.nexmo.com"
@@ -62,7 +66,7 @@ func (s *sender) Send(ctx context.Context, m *provider.Message) (*provider.Resul
 		body["type"] = "unicode"
 	}
 	body = provider.Merge(body, m.Overrides)
-	req, err := provider.JSONRequest(s.base+"/sms/json", body, c.Secrets())
+	req, err := provider.JSONRequest(s.base+"/sms/json", body, s.cfg.Secrets())
 	if err != nil {
 		return nil, err
 	}

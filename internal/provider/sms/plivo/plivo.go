@@ -14,9 +14,13 @@ import (
 // Entry registers the provider: accountSid is Plivo's auth id, token its auth token.
 var Entry = provider.Entry{
 	ID: "plivo", Channel: provider.SMS,
-	Required: []string{"accountSid", "token", "from"},
-	Optional: []string{"baseUrl"},
-	New:      New,
+	Credentials: []provider.Credential{
+		{Key: "accountSid", Required: true},
+		{Key: "token", Required: true, Secret: true},
+		{Key: "from", Required: true},
+		{Key: "baseUrl"},
+	},
+	New: New,
 }
 
 const origin = "https://api.plivo.com"
@@ -43,7 +47,7 @@ func (s *sender) Send(ctx context.Context, m *provider.Message) (*provider.Resul
 	}
 	body := provider.Merge(map[string]any{"src": from, "dst": to, "text": m.Content}, m.Overrides)
 	id := c.String("accountSid")
-	req, err := provider.JSONRequest(s.base+"/v1/Account/"+url.PathEscape(id)+"/Message/", body, c.Secrets())
+	req, err := provider.JSONRequest(s.base+"/v1/Account/"+url.PathEscape(id)+"/Message/", body, s.cfg.Secrets())
 	if err != nil {
 		return nil, err
 	}

@@ -15,9 +15,14 @@ import (
 // Entry registers the provider.
 var Entry = provider.Entry{
 	ID: "sinch", Channel: provider.SMS,
-	Required: []string{"servicePlanId", "apiToken", "from"},
-	Optional: []string{"region", "baseUrl"},
-	New:      New,
+	Credentials: []provider.Credential{
+		{Key: "servicePlanId", Required: true},
+		{Key: "apiToken", Required: true, Secret: true},
+		{Key: "from", Required: true},
+		{Key: "region"},
+		{Key: "baseUrl"},
+	},
+	New: New,
 }
 
 // regionRE keeps the region a host label.
@@ -52,7 +57,7 @@ func (s *sender) Send(ctx context.Context, m *provider.Message) (*provider.Resul
 		return nil, err
 	}
 	body := provider.Merge(map[string]any{"from": from, "to": []string{to}, "body": m.Content}, m.Overrides)
-	req, err := provider.JSONRequest(s.base+"/xms/v1/"+url.PathEscape(c.String("servicePlanId"))+"/batches", body, c.Secrets())
+	req, err := provider.JSONRequest(s.base+"/xms/v1/"+url.PathEscape(c.String("servicePlanId"))+"/batches", body, s.cfg.Secrets())
 	if err != nil {
 		return nil, err
 	}

@@ -16,9 +16,13 @@ import (
 // Entry registers the provider.
 var Entry = provider.Entry{
 	ID: "twilio", Channel: provider.SMS,
-	Required: []string{"accountSid", "token", "from"},
-	Optional: []string{"baseUrl"},
-	New:      New,
+	Credentials: []provider.Credential{
+		{Key: "accountSid", Required: true},
+		{Key: "token", Required: true, Secret: true},
+		{Key: "from", Required: true},
+		{Key: "baseUrl"},
+	},
+	New: New,
 }
 
 const origin = "https://api.twilio.com"
@@ -54,7 +58,7 @@ func (s *sender) Send(ctx context.Context, m *provider.Message) (*provider.Resul
 		form.Set(k, fmt.Sprint(v))
 	}
 	sid := c.String("accountSid")
-	req := provider.FormRequest(s.base+"/2010-04-01/Accounts/"+url.PathEscape(sid)+"/Messages.json", form, c.Secrets())
+	req := provider.FormRequest(s.base+"/2010-04-01/Accounts/"+url.PathEscape(sid)+"/Messages.json", form, s.cfg.Secrets())
 	req.Header.Set("Authorization", "Basic "+provider.BasicAuth(sid, c.String("token")))
 	resp, err := provider.Do(ctx, s.cfg.HTTP, req)
 	if err != nil {
