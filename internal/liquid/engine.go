@@ -49,6 +49,9 @@ type RenderOptions struct {
 	Budget Budget
 	// Output is called with the bytes written so far; its error stops the render.
 	Output func(total int) error
+	// MaxOutput bounds the bytes written (0: no bound); past it the render
+	// fails with an *OverflowError.
+	MaxOutput int
 	// Now is the time of 'now' (zero: the wall clock).
 	Now time.Time
 }
@@ -57,7 +60,7 @@ type RenderOptions struct {
 // decrement write to them, as in LiquidJS).
 func (e *Engine) Render(t *Template, vars *Map, o RenderOptions) (string, error) {
 	c := newContext(e, vars, o.Budget, o.Now)
-	w := &emitter{budget: c.budget, output: o.Output}
+	w := &emitter{budget: c.budget, output: o.Output, max: o.MaxOutput}
 	if err := renderNodes(c, w, t.nodes); err != nil {
 		return "", err
 	}
@@ -81,12 +84,16 @@ type emitter struct {
 	b         strings.Builder
 	budget    Budget
 	output    func(int) error
+	max       int
 	capturing bool
 }
 
 func (w *emitter) write(s string) error {
 	if s == "" {
 		return nil
+	}
+	if w.max > 0 && w.b.Len()+len(s) > w.max {
+		return &OverflowError{At: w.max - w.b.Len()}
 	}
 	w.b.WriteString(s)
 	if w.capturing {
@@ -97,6 +104,12 @@ func (w *emitter) write(s string) error {
 	}
 	return nil
 }
+
+// OverflowError is output past RenderOptions.MaxOutput; At is how many
+// bytes of the write that overflowed still fitted.
+type OverflowError struct{ At int }
+
+func (e *OverflowError) Error() string { return "the output is too long" }
 
 func (w *emitter) capture() *emitter { return &emitter{budget: w.budget, capturing: true} }
 

@@ -228,7 +228,10 @@ func (d *jsonDecoder) value(depth int) (any, error) {
 		}
 		for {
 			d.ws()
-			if d.i >= len(d.s) || d.s[d.i] != '"' {
+			if d.i >= len(d.s) {
+				return m, nil // jsonrepair closes what the text left open
+			}
+			if d.s[d.i] != '"' {
 				return nil, d.errorf("expected a key")
 			}
 			k, err := d.str()
@@ -251,7 +254,10 @@ func (d *jsonDecoder) value(depth int) (any, error) {
 				d.i++
 				continue
 			}
-			if d.i < len(d.s) && d.s[d.i] == '}' {
+			if d.i >= len(d.s) {
+				return m, nil
+			}
+			if d.s[d.i] == '}' {
 				d.i++
 				return m, nil
 			}
@@ -277,7 +283,10 @@ func (d *jsonDecoder) value(depth int) (any, error) {
 				d.i++
 				continue
 			}
-			if d.i < len(d.s) && d.s[d.i] == ']' {
+			if d.i >= len(d.s) {
+				return a, nil
+			}
+			if d.s[d.i] == ']' {
 				d.i++
 				return a, nil
 			}
@@ -345,7 +354,8 @@ func (d *jsonDecoder) str() (string, error) {
 			continue
 		}
 		if d.i+1 >= len(d.s) {
-			return "", d.errorf("unterminated string")
+			d.i++
+			return b.String(), nil
 		}
 		e := d.s[d.i+1]
 		d.i += 2
@@ -385,7 +395,7 @@ func (d *jsonDecoder) str() (string, error) {
 			d.i--
 		}
 	}
-	return "", d.errorf("unterminated string")
+	return b.String(), nil // jsonrepair closes a string the text left open
 }
 
 // endsString reports whether the quote at d.i closes the string: as npm

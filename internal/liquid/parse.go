@@ -1,6 +1,7 @@
 package liquid
 
 import (
+	"errors"
 	"strings"
 )
 
@@ -48,9 +49,51 @@ func (p *parser) parseAll() ([]node, error) {
 }
 
 func (p *parser) parseToken(tk *topToken) (node, error) {
+	n, err := p.parseNode(tk)
+	if err != nil || tk.kind == kindHTML {
+		return n, err
+	}
+	return &posNode{node: n, pos: tk.begin}, nil
+}
+
+// posNode names where a failing tag or output is in the source.
+type posNode struct {
+	node
+	pos  int
+	text bool // a text: an overflow is placed where the output stopped in it
+}
+
+func (n *posNode) render(c *Context, w *emitter) error {
+	err := n.node.render(c, w)
+	if err == nil {
+		return nil
+	}
+	var pe *PosError
+	if errors.As(err, &pe) {
+		return err
+	}
+	pos := n.pos
+	var oe *OverflowError
+	if n.text && errors.As(err, &oe) {
+		pos += oe.At
+	}
+	return &PosError{Err: err, Pos: pos}
+}
+
+// PosError is a render error with the offset of the tag or output that
+// failed in the source.
+type PosError struct {
+	Err error
+	Pos int
+}
+
+func (e *PosError) Error() string { return e.Err.Error() }
+func (e *PosError) Unwrap() error { return e.Err }
+
+func (p *parser) parseNode(tk *topToken) (node, error) {
 	switch tk.kind {
 	case kindHTML:
-		return textNode(tk.htmlContent(p.src)), nil
+		return &posNode{node: textNode(tk.htmlContent(p.src)), pos: tk.begin + tk.tl, text: true}, nil
 	case kindOutput:
 		t := newTokenizer(p.src, tk.cBegin, tk.cEnd)
 		v, err := t.readFilteredValue()

@@ -271,10 +271,8 @@ func JSString(v any) string {
 		return NumberString(t)
 	case []any:
 		return arrayJoin(t, ",")
-	case *Map:
+	case *Map, Drop:
 		return "[object Object]"
-	case Drop:
-		return JSString(t.Value())
 	}
 	return ""
 }
@@ -353,8 +351,8 @@ func abs(n int) int {
 // ToNumber is LiquidJS's toNumber: +value || 0.
 func ToNumber(v any) float64 {
 	f := jsNumber(toValue(v))
-	if math.IsNaN(f) {
-		return 0
+	if math.IsNaN(f) || f == 0 {
+		return 0 // +v || 0: NaN and -0 are falsy
 	}
 	return f
 }

@@ -255,8 +255,12 @@ func (s *Sandbox) render(values any, vars map[string]any) (out any, err error) {
 	for _, k := range keys {
 		env.Set(k, liquid.FromGo(vars[k]))
 	}
-	// The document's own bytes are not output: its text is, once rendered.
+	// The document's JSON around the templates (keys, quotes, numbers) is
+	// not rendered text; the rest of the output is.
 	maxDoc := s.limits.MaxTotal + len(doc)
+	for _, sp := range spans {
+		maxDoc -= sp.End - sp.Begin - 2
+	}
 	rendered, err := s.run(tpl, env, b, maxDoc, spans)
 	if err != nil {
 		return nil, err
@@ -284,21 +288,33 @@ func (s *Sandbox) run(tpl *liquid.Template, env *liquid.Map, b *budget, maxDoc i
 			err = newError(ReasonPanic, "the template failed: %v", p)
 		}
 	}()
-	out, rerr := s.eng.Render(tpl, env, liquid.RenderOptions{Budget: b, Output: func(total int) error {
-		if total > maxDoc {
-			return b.fail(newError(ReasonOutput, "the rendered text is longer than %d bytes", s.limits.MaxTotal))
+	out, rerr := s.eng.Render(tpl, env, liquid.RenderOptions{Budget: b, MaxOutput: maxDoc, Output: func(int) error { return b.check() }})
+	var oe *liquid.OverflowError
+	if errors.As(rerr, &oe) {
+		b.fail(newError(ReasonOutput, "the rendered text is longer than %d bytes", s.limits.MaxTotal))
+	}
+	var pe *liquid.PosError
+	field := ""
+	if errors.As(rerr, &pe) {
+		field = liquid.FieldAt(spans, pe.Pos)
+	}
+	withField := func(e *Error) *Error {
+		if e.Field != "" || field == "" {
+			return e
 		}
-		return b.check()
-	}})
+		c := *e
+		c.Field = field
+		return &c
+	}
 	if b.err != nil {
-		return "", b.err
+		return "", withField(b.err)
 	}
 	if rerr != nil {
 		var se *Error
 		if errors.As(rerr, &se) {
-			return "", se
+			return "", withField(se)
 		}
-		return "", liquidError(ReasonRender, rerr, spans)
+		return "", withField(liquidError(ReasonRender, rerr, spans))
 	}
 	return out, nil
 }
