@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/herald-notify/herald/internal/liquid"
 	"github.com/herald-notify/herald/internal/provider"
 	"github.com/herald-notify/herald/internal/store"
 )
@@ -148,7 +149,8 @@ func webhookContext(m *provider.Message, c store.Claimed, step *store.Step) {
 		_ = json.Unmarshal(c.Notification.Payload, &p)
 	}
 	m.Payload = p
-	m.Subscriber = bindings(c.Subscriber, nil, nil)["subscriber"].(map[string]any)
+	// The templates' bindings hold the engine's ordered maps; providers send plain JSON.
+	m.Subscriber, _ = liquid.ToGo(bindings(c.Subscriber, nil, nil)["subscriber"]).(map[string]any)
 	m.Step = map[string]any{"stepId": step.StepID, "name": step.Name, "type": step.Type,
 		"transactionId": c.Job.TransactionID, "workflowId": c.Workflow.Key}
 }
