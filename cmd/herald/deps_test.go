@@ -10,11 +10,11 @@ import (
 )
 
 // TestBinaryHasNoTestCode: nothing the herald binary links is test code —
-// not the testing packages, testify or httptest, and none of Herald's own
-// test support (providertest, testdb, openapitest: packages named *test) nor
-// a provider's wire fake (packages named *fake). The fakes live in packages
-// of their own for that reason; a fake imported by product code would pull
-// all of these in.
+// not the testing packages (testdb and every other test helper import them),
+// testify or httptest, none of Herald's packages named …test (providertest,
+// openapitest, nodetest) nor a provider's wire fake (packages named …fake).
+// The fakes live in packages of their own for that reason; a fake imported by
+// product code would pull all of these in.
 func TestBinaryHasNoTestCode(t *testing.T) {
 	t.Parallel()
 	goTool, err := exec.LookPath("go")
