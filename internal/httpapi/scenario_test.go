@@ -207,7 +207,7 @@ func errorFields(t testing.TB, res response) []string {
 	return keys
 }
 
-// requireErrorShape checks the one error shape of BEHAVIOUR.md.
+// requireErrorShape checks the one error shape (docs/api-behaviour.md, "Wire format").
 func requireErrorShape(t testing.TB, res response, method, target string) {
 	t.Helper()
 	body := res.Object(t)
