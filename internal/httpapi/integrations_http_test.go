@@ -101,7 +101,7 @@ func TestIntegrationScenarios(t *testing.T) {
 					for _, it := range res.Array(t) {
 						envs[it.(map[string]any)["_environmentId"].(string)] = true
 					}
-					require.Len(t, envs, 2, "integration lists are organization-wide (spec 4.5)")
+					require.Len(t, envs, 2, "integration lists are organization-wide (the API contract)")
 				}},
 			{name: "active list has no inactive ones", method: "GET", url: "/v1/integrations/active", status: 200,
 				contains: []string{`"identifier":"mail-main"`, `"identifier":"herald-inbox"`}, absent: []string{`"active":false`, `"mail-spare"`, `"credentials"`}},

@@ -119,7 +119,7 @@ func TestTenancy(t *testing.T) {
 				require.Equal(t, 200, res.Status)
 				require.NotContains(t, string(res.Raw), "dev-secret")
 				require.NotContains(t, string(res.Raw), `"credentials"`)
-				require.NotNil(t, findIntegration(t, res, pushID), "spec 4.5: all active integrations of the organization")
+				require.NotNil(t, findIntegration(t, res, pushID), "the API contract: all active integrations of the organization")
 			}
 			// A production DELETE answers with the production environment's integrations only.
 			prodIn := h.createIntegration(t, prod, map[string]any{"providerId": "sendgrid"})

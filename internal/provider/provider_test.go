@@ -32,7 +32,7 @@ func TestCatalogue(t *testing.T) {
 func TestSubscriberCredentialProviders(t *testing.T) {
 	t.Parallel()
 	list := SubscriberCredentialProviders()
-	require.Len(t, list, 20, "spec 2.2 lists 20 providers")
+	require.Len(t, list, 20, "the API contract lists 20 providers")
 	require.Equal(t, "slack", list[0])
 	require.Equal(t, "appio", list[len(list)-1])
 	for _, id := range list {
