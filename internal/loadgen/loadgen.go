@@ -190,8 +190,8 @@ func runID() string {
 func createWorkflow(ctx context.Context, a *api, key string) (string, error) {
 	body := map[string]any{"name": key, "workflowId": key, "steps": []any{map[string]any{
 		"name": "inbox", "type": "in_app", "controlValues": map[string]any{
-			"subject":       `Hi {{ subscriber.firstName | default: "there" }}`,
-			"body":          `Order {{ payload.order }} ({{ payload.items | size }} items) shipped on {{ payload.when | date: "%b %d" }}`,
+			"subject":       `Hi {{ subscriber.firstName | default: 'there' }}`,
+			"body":          `Order {{ payload.order }} ({{ payload.items | size }} items) shipped on {{ payload.when | date: '%b %d' }}`,
 			"primaryAction": map[string]any{"label": "Track", "redirect": map[string]any{"url": "/orders/{{ payload.order }}"}},
 		},
 	}}}
