@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/herald-notify/herald/internal/liquid"
 )
 
 // condition is one filter of an integration's conditions: its children
@@ -38,7 +40,7 @@ func conditionsMatch(raw []byte, vars map[string]any) bool {
 		}
 		ok := c.Value != "OR"
 		for _, ch := range c.Children {
-			v, found := lookup(vars[ch.On], ch.Field)
+			v, found := lookup(liquid.ToGo(vars[ch.On]), ch.Field)
 			r := compare(ch.Operator, v, found, ch.Value)
 			if c.Value == "OR" {
 				ok = ok || r

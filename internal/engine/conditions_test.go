@@ -15,6 +15,9 @@ func TestConditionsMatch(t *testing.T) {
 		"subscriber": map[string]any{"email": "ada@example.com", "data": map[string]any{"plan": "pro", "seats": 12.0, "tags": []any{"eu", "beta"}}},
 		"payload":    map[string]any{"region": "eu", "amount": 30.0},
 	}
+	email := "ada@example.com"
+	bound := bindings(store.Subscriber{SubscriberID: "ada", Email: &email, Data: store.JSON(`{"plan":"pro","seats":12,"tags":["eu","beta"]}`)},
+		store.JSON(`{"region":"eu","amount":30}`), nil)
 	cond := func(value string, negated bool, children ...string) string {
 		s := `{"isNegated":` + map[bool]string{true: "true", false: "false"}[negated] + `,"type":"GROUP","value":"` + value + `","children":[`
 		for i, c := range children {
@@ -59,6 +62,8 @@ func TestConditionsMatch(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			require.Equal(t, tc.want, conditionsMatch([]byte(tc.raw), vars))
+			// The step's own bindings (the template engine's ordered values), as deliveries pass them.
+			require.Equal(t, tc.want, conditionsMatch([]byte(tc.raw), bound), "from the step's bindings")
 		})
 	}
 }
