@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/herald-notify/herald/internal/nodetest"
 	"github.com/herald-notify/herald/internal/testdb"
 )
 
@@ -44,8 +45,8 @@ func TestDemoInboxChromium(t *testing.T) {
 		}
 		t.Skipf("%s not found; apt-get install chromium to run the demo page's browser test", chromiumPath)
 	}
-	node, npm, goTool := requireTool(t, "node"), requireTool(t, "npm"), requireTool(t, "go")
-	npmCI(t, npm, demoClientDir)
+	node, npm, goTool := nodetest.RequireTool(t, "node"), nodetest.RequireTool(t, "npm"), nodetest.RequireTool(t, "go")
+	nodetest.NpmCI(t, npm, demoClientDir)
 
 	bin := filepath.Join(t.TempDir(), "herald")
 	build := exec.Command(goTool, "build", "-o", bin, "../../cmd/herald")

@@ -26,6 +26,7 @@ import (
 	"github.com/herald-notify/herald/internal/engine"
 	"github.com/herald-notify/herald/internal/httpapi"
 	"github.com/herald-notify/herald/internal/httpapi/openapitest"
+	"github.com/herald-notify/herald/internal/nodetest"
 	"github.com/herald-notify/herald/internal/realtime"
 	"github.com/herald-notify/herald/internal/testdb"
 )
@@ -46,8 +47,8 @@ func TestNovuAPIClient(t *testing.T) {
 // ci first, from the committed lock file) and requires it to succeed; the
 // responses it receives must also match Herald's OpenAPI document.
 func runClient(t *testing.T, dir string) {
-	node, npm := requireTool(t, "node"), requireTool(t, "npm")
-	npmCI(t, npm, dir)
+	node, npm := nodetest.RequireTool(t, "node"), nodetest.RequireTool(t, "npm")
+	nodetest.NpmCI(t, npm, dir)
 
 	for _, kind := range testdb.Kinds {
 		t.Run(kind, func(t *testing.T) {
@@ -69,37 +70,6 @@ func runClient(t *testing.T, dir string) {
 				t.Error(p)
 			}
 		})
-	}
-}
-
-// requireTool finds an executable: the test skips without it, except under
-// CI=true, where its absence is a failure.
-func requireTool(t *testing.T, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is required under CI=true: %v", name, err)
-		}
-		t.Skipf("%s not found (%v); install Node.js 18+ to run the @novu/api client test", name, err)
-	}
-	return p
-}
-
-// npmCI installs the locked dependencies of the Node project in dir, from
-// the npm cache when it can.
-func npmCI(t *testing.T, npm, dir string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, npm, "ci", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error")
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
-		}
-		t.Skipf("npm ci in %s failed (offline?): %v\n%s", dir, err, out)
 	}
 }
 

@@ -791,27 +791,6 @@ func fFilterExp(c *Context, include bool, v any, args []any) (any, error) {
 	return out, nil
 }
 
-// fToEnumerable is LiquidJS's toEnumerable: an array, a non-empty string
-// as [string], an object as its [key, value] entries, else [].
-func fToEnumerable(v any) []any {
-	switch t := ToValue(v).(type) {
-	case []any:
-		return t
-	case string:
-		if t != "" {
-			return []any{t}
-		}
-	case *Map:
-		out := make([]any, 0, t.Len())
-		for _, k := range t.Keys() {
-			x, _ := t.Get(k)
-			out = append(out, []any{k, x})
-		}
-		return out
-	}
-	return []any{}
-}
-
 // fSameValueZero is the equality of JavaScript's Map and Set keys.
 func fSameValueZero(a, b any) bool {
 	switch x := a.(type) {
@@ -919,7 +898,7 @@ func filterGroupBy(c *Context, v any, args []any) (any, error) {
 	if err := fParseScope(c, prop); err != nil {
 		return nil, err
 	}
-	return fGroup(fToEnumerable(v), func(item any) (any, error) { return c.ScopeValue(prop, item) })
+	return fGroup(enumerable(v), func(item any) (any, error) { return c.ScopeValue(prop, item) })
 }
 
 func filterGroupByExp(c *Context, v any, args []any) (any, error) {
@@ -928,7 +907,7 @@ func filterGroupByExp(c *Context, v any, args []any) (any, error) {
 	if err := fParseExp(c, exp); err != nil {
 		return nil, err
 	}
-	return fGroup(fToEnumerable(v), func(item any) (any, error) { return c.EvalExp(exp, name, item) })
+	return fGroup(enumerable(v), func(item any) (any, error) { return c.EvalExp(exp, name, item) })
 }
 
 // fSearch is the first item whose property matches (find, find_index,

@@ -40,34 +40,7 @@ func fRepr(v any) string {
 	case bool:
 		return fmt.Sprint(t)
 	case string:
-		var b strings.Builder
-		b.WriteByte('"')
-		for _, r := range t {
-			switch r {
-			case '"':
-				b.WriteString(`\"`)
-			case '\\':
-				b.WriteString(`\\`)
-			case '\b':
-				b.WriteString(`\b`)
-			case '\f':
-				b.WriteString(`\f`)
-			case '\n':
-				b.WriteString(`\n`)
-			case '\r':
-				b.WriteString(`\r`)
-			case '\t':
-				b.WriteString(`\t`)
-			default:
-				if r < 0x20 {
-					fmt.Fprintf(&b, `\u%04x`, r)
-				} else {
-					b.WriteRune(r)
-				}
-			}
-		}
-		b.WriteByte('"')
-		return b.String()
+		return JSONStringify(t, "")
 	case []any:
 		parts := make([]string, len(t))
 		for i, x := range t {
