@@ -16,13 +16,13 @@ import (
 //go:embed openapi.yaml
 var openapiYAML []byte
 
-// OpenAPIJSON returns the served OpenAPI document.
-func OpenAPIJSON() []byte { return mustOpenAPIJSON() }
+// OpenAPIJSON returns the OpenAPI document a server with the default
+// provider registry serves.
+func OpenAPIJSON() []byte { return mustOpenAPIJSON(registry.Default()) }
 
 // mustOpenAPIJSON is openapi.yaml as JSON, with the credential keys of the
-// default provider registry (the server's) as IntegrationCredentials'
-// properties.
-func mustOpenAPIJSON() []byte {
+// server's provider registry as IntegrationCredentials' properties.
+func mustOpenAPIJSON(providers *provider.Registry) []byte {
 	var doc map[string]any
 	if err := yaml.Unmarshal(openapiYAML, &doc); err != nil {
 		panic(fmt.Sprintf("httpapi: openapi.yaml: %v", err))
@@ -31,7 +31,7 @@ func mustOpenAPIJSON() []byte {
 	if !ok {
 		panic("httpapi: openapi.yaml: no components.schemas.IntegrationCredentials")
 	}
-	schema["properties"] = credentialProperties(registry.Default())
+	schema["properties"] = credentialProperties(providers)
 	out, err := json.Marshal(jsonable(doc))
 	if err != nil {
 		panic(fmt.Sprintf("httpapi: openapi.yaml: %v", err))

@@ -122,7 +122,7 @@ func New(o Options) *Server {
 	if o.AuthFailureLimit > 0 {
 		s.authLimit = newAuthLimiter(o.AuthFailureLimit, s.now, s.log)
 	}
-	s.openapi = mustOpenAPIJSON()
+	s.openapi = mustOpenAPIJSON(s.providers)
 	s.routes()
 	return s
 }
