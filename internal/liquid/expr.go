@@ -2,7 +2,6 @@ package liquid
 
 import (
 	"math"
-	"strconv"
 	"strings"
 )
 
@@ -119,20 +118,12 @@ func (t *tokenizer) matchWord(words []string) (string, int) {
 	if bestEnd < 0 {
 		return "", -1
 	}
-	last, _ := utf8LastRune(best)
-	if isWordRune(last) {
+	if last := rune(best[len(best)-1]); isWordRune(last) {
 		if r, size := t.peekAt(bestEnd); size > 0 && isWordRune(r) {
 			return "", -1
 		}
 	}
 	return best, bestEnd
-}
-
-func utf8LastRune(s string) (rune, int) {
-	if s == "" {
-		return -1, 0
-	}
-	return rune(s[len(s)-1]), 1
 }
 
 var literalWords = []string{"true", "false", "nil", "null", "empty", "blank"}
@@ -700,5 +691,3 @@ func sizeOf(v any, limit int) int {
 	walk(v)
 	return n
 }
-
-var _ = strconv.Itoa
