@@ -92,8 +92,10 @@ func command(stdout, stderr io.Writer) *cli.Command {
 						Sources: cli.EnvVars("HERALD_PROVIDER_TIMEOUT"), Destination: &cfg.Delivery.Timeout},
 					&cli.IntFlag{Name: "delivery-attempts", Value: 3, Usage: "tries of a temporary provider failure on one integration before failing over",
 						Sources: cli.EnvVars("HERALD_DELIVERY_ATTEMPTS"), Destination: &cfg.Delivery.Attempts},
-					&cli.IntFlag{Name: "provider-concurrency", Value: 16, Usage: "concurrent calls to one provider per process",
-						Sources: cli.EnvVars("HERALD_PROVIDER_CONCURRENCY"), Destination: &cfg.Delivery.PerProvider},
+					&cli.IntFlag{Name: "provider-concurrency", Value: engine.DefaultPerIntegration, Usage: "calls in flight to one integration per process (an integration's configurations.maxConcurrency overrides it; SMTP: 32 connections)",
+						Sources: cli.EnvVars("HERALD_PROVIDER_CONCURRENCY"), Destination: &cfg.Delivery.PerIntegration},
+					&cli.IntFlag{Name: "jobs-in-flight", Value: engine.DefaultMaxInFlight, Usage: "jobs claimed and not yet finished per process: delivery batches wait on providers, and the workers claim the next ones meanwhile",
+						Sources: cli.EnvVars("HERALD_JOBS_IN_FLIGHT"), Destination: &cfg.JobsInFlight},
 					&cli.StringFlag{Name: "cors-origins", Value: "*", Usage: "origins whose pages may call the API, comma-separated (e.g. https://app.example.com), or * for any",
 						Sources: cli.EnvVars("HERALD_CORS_ORIGINS"), Destination: &cfg.CORSOrigins},
 					&cli.DurationFlag{Name: "inbox-session-ttl", Value: httpapi.DefaultInboxSessionTTL, Usage: "how long an inbox session token (POST /v1/inbox/session) is valid",
@@ -303,8 +305,10 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 	var workersDone chan struct{}
 	if cfg.Role != "api" {
 		eng = engine.New(engine.Options{Store: a.Store, Logger: log, Listen: a.Store.ListenJobs, Sandbox: sb, Workers: cfg.Workers, Metrics: met,
+			MaxInFlight: cfg.JobsInFlight,
 			Delivery: engine.DeliveryOptions{AllowPrivateNetworks: cfg.Delivery.AllowPrivateNetworks,
-				Timeout: cfg.Delivery.Timeout, Attempts: cfg.Delivery.Attempts, PerProvider: cfg.Delivery.PerProvider}})
+				Timeout: cfg.Delivery.Timeout, Attempts: cfg.Delivery.Attempts, PerIntegration: cfg.Delivery.PerIntegration}})
+		met.InFlight(eng.InFlight)
 		workersDone = make(chan struct{})
 		go func() {
 			defer close(workersDone)

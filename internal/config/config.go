@@ -43,6 +43,9 @@ type Config struct {
 	Delivery Delivery
 	// Workers is the number of job claim loops of a worker process.
 	Workers int
+	// JobsInFlight bounds the jobs a worker process has claimed and not
+	// yet finished.
+	JobsInFlight int
 	// DebugAddr, when set, serves Go's profiler (and the metrics) there.
 	DebugAddr string
 	// MetricsToken, when set, is the Bearer token GET /metrics of the API
@@ -68,8 +71,9 @@ type Delivery struct {
 	Timeout time.Duration
 	// Attempts is the tries of a transient failure on one integration before failover.
 	Attempts int
-	// PerProvider bounds the concurrent calls to one provider per process.
-	PerProvider int
+	// PerIntegration bounds the calls in flight to one integration per
+	// process (an integration's configurations.maxConcurrency overrides it).
+	PerIntegration int
 }
 
 // Validate reports settings Herald refuses to start with.

@@ -154,22 +154,22 @@ type attempt struct {
 }
 
 // send makes one provider call within the job's deadline and the
-// provider's concurrency bound.
+// integration's bound of calls in flight.
 func (e *Engine) send(ctx context.Context, a *attempt) {
-	s, err := e.senders.get(a.in)
+	se, err := e.senders.get(a.in)
 	if err != nil {
 		a.err = provider.AsError(err)
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, e.o.Delivery.Timeout)
 	defer cancel()
-	release, err := e.senders.slot(ctx, a.in.ProviderID)
+	release, err := e.senders.slot(ctx, se)
 	if err != nil {
 		a.err = &provider.Error{Class: provider.Transient, Reason: "no free connection to the provider in time", Err: err}
 		return
 	}
 	defer release()
-	res, err := s.Send(ctx, a.msg)
+	res, err := se.s.Send(ctx, a.msg)
 	if err != nil {
 		a.err = provider.AsError(err)
 		return

@@ -31,6 +31,11 @@ type Options struct {
 	Workers int
 	// Batch is how many jobs one claim leases (default 64).
 	Batch int
+	// MaxInFlight bounds the jobs claimed and not yet finished (default
+	// DefaultMaxInFlight). A batch with deliveries waits on its providers
+	// while its worker claims the next: calls to slow providers overlap, up
+	// to this bound (and each integration's own).
+	MaxInFlight int
 	// Lease is how long a claimed job is a worker's (default 30 s).
 	Lease time.Duration
 	// Poll is the longest wait between claims when nothing wakes a worker (default 1 s).
@@ -61,6 +66,9 @@ type Options struct {
 	FanoutBatch, FanoutBatches int
 }
 
+// DefaultMaxInFlight is the default bound of jobs in flight per process.
+const DefaultMaxInFlight = 1024
+
 // Engine runs jobs.
 type Engine struct {
 	o    Options
@@ -73,6 +81,10 @@ type Engine struct {
 	// resumedAt (Unix ns, wall clock) is when a worker last looked for
 	// delayed jobs that are due (see loop).
 	resumedAt atomic.Int64
+	// inFlight holds a token per job claimed and not yet finished.
+	inFlight chan struct{}
+	// batches are the delivery batches running beside their workers.
+	batches sync.WaitGroup
 }
 
 // New builds an Engine.
@@ -83,6 +95,10 @@ func New(o Options) *Engine {
 	if o.Batch <= 0 {
 		o.Batch = 64
 	}
+	if o.MaxInFlight <= 0 {
+		o.MaxInFlight = DefaultMaxInFlight
+	}
+	o.MaxInFlight = max(o.MaxInFlight, o.Batch)
 	if o.Lease <= 0 {
 		o.Lease = 30 * time.Second
 	}
@@ -108,7 +124,7 @@ func New(o Options) *Engine {
 		o.Sandbox = sandbox.New(sandbox.DefaultLimits)
 	}
 	o.Delivery.defaults()
-	e := &Engine{o: o, log: o.Logger, now: o.Now, wake: make(chan struct{}, 1), sb: o.Sandbox}
+	e := &Engine{o: o, log: o.Logger, now: o.Now, wake: make(chan struct{}, 1), sb: o.Sandbox, inFlight: make(chan struct{}, o.MaxInFlight)}
 	if e.log == nil {
 		e.log = slog.Default()
 	}
@@ -169,7 +185,14 @@ func (e *Engine) Run(ctx context.Context) {
 		}()
 	}
 	wg.Wait()
+	e.batches.Wait()
 	e.senders.close()
+}
+
+// InFlight reports the jobs claimed and not yet finished, and their bound
+// (herald_jobs_in_flight), and the provider calls in flight.
+func (e *Engine) InFlight() (jobs, limit, calls int) {
+	return len(e.inFlight), cap(e.inFlight), int(e.senders.inFlight.Load())
 }
 
 var errPanicked = errors.New("recovered from a panic")
@@ -206,7 +229,7 @@ func (e *Engine) loop(ctx context.Context) {
 		var resumed, claimed int
 		var err error
 		resume := e.resumeTurn()
-		if e.protect("running jobs", func() { resumed, claimed, err = e.cycle(context.WithoutCancel(ctx), resume) }) {
+		if e.protect("running jobs", func() { resumed, claimed, err = e.claimAndRun(context.WithoutCancel(ctx), ctx, resume) }) {
 			err = errPanicked
 		}
 		if err != nil {
@@ -235,6 +258,63 @@ func (e *Engine) loop(ctx context.Context) {
 		}
 		t.Stop()
 	}
+}
+
+// claimAndRun is one turn of a worker: it takes tokens for a batch (waiting
+// while MaxInFlight jobs are in flight), claims that many jobs at most, and
+// runs them. A batch with deliveries runs beside the worker, which goes on
+// claiming while the providers answer; the others run in turn.
+func (e *Engine) claimAndRun(ctx, run context.Context, resume bool) (int, int, error) {
+	n := 0
+	select {
+	case e.inFlight <- struct{}{}:
+		n = 1
+	case <-run.Done():
+		return 0, 0, nil
+	}
+	for n < e.o.Batch {
+		select {
+		case e.inFlight <- struct{}{}:
+			n++
+			continue
+		default:
+		}
+		break
+	}
+	release := func(k int) {
+		for range k {
+			<-e.inFlight
+		}
+	}
+	resumed, claimed, err := e.resumeAndClaim(ctx, resume, n)
+	release(n - len(claimed))
+	if err != nil || len(claimed) == 0 {
+		return resumed, 0, err
+	}
+	if !hasDelivery(claimed) {
+		defer release(len(claimed))
+		return resumed, len(claimed), e.runBatch(ctx, claimed)
+	}
+	e.batches.Add(1)
+	go func() {
+		defer e.batches.Done()
+		defer release(len(claimed))
+		e.protect("running a batch of deliveries", func() {
+			if err := e.runBatch(ctx, claimed); err != nil {
+				e.log.Error("running jobs", "err", err)
+			}
+		})
+	}()
+	return resumed, len(claimed), nil
+}
+
+func hasDelivery(claimed []store.Claimed) bool {
+	for _, c := range claimed {
+		if isDelivery(c.Job.Type) {
+			return true
+		}
+	}
+	return false
 }
 
 // resumeEvery spaces the workers' looks for due delayed jobs.
@@ -300,11 +380,21 @@ func (e *Engine) RunOnce(ctx context.Context) (int, error) {
 // cycle is RunOnce, resuming delayed jobs only when resume is set; it
 // returns how many jobs it resumed and how many it claimed.
 func (e *Engine) cycle(ctx context.Context, resume bool) (int, int, error) {
+	resumed, claimed, err := e.resumeAndClaim(ctx, resume, e.o.Batch)
+	if err != nil || len(claimed) == 0 {
+		return resumed, 0, err
+	}
+	return resumed, len(claimed), e.runBatch(ctx, claimed)
+}
+
+// resumeAndClaim resumes the due delayed jobs (when resume is set) and
+// claims up to limit due jobs.
+func (e *Engine) resumeAndClaim(ctx context.Context, resume bool, limit int) (int, []store.Claimed, error) {
 	resumed := 0
 	if resume {
 		jobs, err := e.o.Store.JobResumeDue(ctx, e.now())
 		if err != nil {
-			return 0, 0, err
+			return 0, nil, err
 		}
 		now := e.now()
 		for _, j := range jobs {
@@ -312,23 +402,35 @@ func (e *Engine) cycle(ctx context.Context, resume bool) (int, int, error) {
 		}
 		resumed = len(jobs)
 	}
-	claimed, err := e.o.Store.JobClaim(ctx, e.o.Batch, e.o.Lease, e.now())
-	if err != nil || len(claimed) == 0 {
-		return resumed, 0, err
-	}
+	claimed, err := e.o.Store.JobClaim(ctx, limit, e.o.Lease, e.now())
+	return resumed, claimed, err
+}
+
+// runBatch runs claimed jobs and writes their outcomes.
+func (e *Engine) runBatch(ctx context.Context, claimed []store.Claimed) error {
 	outcomes := make([]store.JobOutcome, len(claimed))
 	var joins []*store.DigestJoinParams
 	var joinAt []int
 	// Deliveries wait on providers: they run concurrently (bounded per
-	// provider), the other steps in turn.
+	// integration), the other steps in turn. A delivery still waiting for
+	// its integration's call slot, or still calling, when three quarters of
+	// the lease are gone gives up with a temporary failure (the job runs
+	// again later): a slow provider never holds a job past its lease, where
+	// another worker would run it a second time.
 	b := &batchIntegrations{}
 	var wg sync.WaitGroup
+	runCtx, cancel := context.WithTimeout(ctx, e.o.Lease*3/4)
+	defer cancel()
 	for i, c := range claimed {
 		if isDelivery(c.Job.Type) || c.Job.Type == store.JobFanout {
+			jctx := ctx
+			if isDelivery(c.Job.Type) {
+				jctx = runCtx
+			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				outcomes[i], _ = e.runGuarded(ctx, c, b)
+				outcomes[i], _ = e.runGuarded(jctx, c, b)
 			}()
 			continue
 		}
@@ -346,7 +448,7 @@ func (e *Engine) cycle(ctx context.Context, resume bool) (int, int, error) {
 		// must not hold back the others: write them one at a time.
 		e.log.Error("writing a batch of job outcomes; writing them one by one", "count", len(outcomes), "err", err)
 		if applied, err = e.finishEach(ctx, outcomes, err); err != nil {
-			return resumed, 0, err
+			return err
 		}
 	}
 	now := e.now()
@@ -357,7 +459,7 @@ func (e *Engine) cycle(ctx context.Context, resume bool) (int, int, error) {
 		}
 		e.finished(ctx, outcomes[i], now)
 	}
-	return resumed, len(claimed), nil
+	return nil
 }
 
 // finishEach writes outcomes one at a time; an outcome the store refuses is

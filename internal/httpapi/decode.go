@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"unicode/utf8"
@@ -155,6 +156,21 @@ func (o *object) boolean(name string) *bool {
 		return nil
 	}
 	return &b
+}
+
+// integer reads an optional whole number from lo to hi (null counts as absent).
+func (o *object) integer(name string, lo, hi int) *int {
+	raw, ok := o.raw[name]
+	if !ok || isNull(raw) {
+		return nil
+	}
+	var f float64
+	if err := json.Unmarshal(raw, &f); err != nil || f != math.Trunc(f) || f < float64(lo) || f > float64(hi) {
+		o.fail(name, fmt.Sprintf("must be an integer from %d to %d", lo, hi), raw)
+		return nil
+	}
+	n := int(f)
+	return &n
 }
 
 // jsonObject reads an optional object or null, returned as raw JSON.

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/url"
 	"strings"
@@ -313,5 +314,62 @@ func TestCrashMidSendIsNotASecondEmail(t *testing.T) {
 		msgs := objects(t, h.messages(t, url.Values{"transactionId": {"tx-crash"}, "channel": {"email"}})["data"])
 		require.Len(t, msgs, 1)
 		require.Equal(t, got[0].MessageID, msgs[0]["providerMessageId"], "the first send's id")
+	})
+}
+
+// TestDeliveriesOverlapWithinBounds: with a provider that takes 100 ms to
+// answer, deliveries of successive batches overlap — a worker claims the
+// next batch while the providers answer — up to the integration's
+// configurations.maxConcurrency and never beyond; every message is sent
+// once.
+func TestDeliveriesOverlapWithinBounds(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, h *harness) {
+		dev := h.authFor(asDev)
+		f := sendgridfake.New()
+		defer f.Close()
+		f.SetDelay(100 * time.Millisecond)
+		creds := map[string]any(f.Credentials())
+		res := h.call(t, dev, "POST", "/v1/integrations", map[string]any{"providerId": "sendgrid", "identifier": "slow",
+			"active": true, "credentials": creds, "configurations": map[string]any{"maxConcurrency": 6}}, nil)
+		require.Equal(t, 201, res.Status, "%s", res.Raw)
+		bad := h.call(t, dev, "POST", "/v1/integrations", map[string]any{"providerId": "sendgrid", "identifier": "bad",
+			"credentials": creds, "configurations": map[string]any{"maxConcurrency": 0}}, nil)
+		require.Equal(t, 422, bad.Status, "%s", bad.Raw)
+		require.Contains(t, string(bad.Raw), "configurations.maxConcurrency")
+		h.createWorkflow(t, dev, map[string]any{"name": "Slow", "workflowId": "slow", "steps": []any{
+			map[string]any{"name": "Mail", "type": "email", "controlValues": map[string]any{"subject": "Hi {{subscriber.firstName}}", "body": "x"}}}})
+		const n = 36
+		var to []any
+		for i := range n {
+			id := fmt.Sprintf("s%d", i)
+			h.createSubscriber(t, dev, map[string]any{"subscriberId": id, "firstName": id, "email": id + "@example.com"})
+			to = append(to, id)
+		}
+		h.trigger(t, dev, map[string]any{"name": "slow", "to": to})
+		// Batches of 4: nine batches, which only overlap if a worker claims
+		// while its last batch waits on the provider.
+		eng := h.newEngine(engine.Options{Workers: 1, Batch: 4, MaxInFlight: 64, Delivery: engine.DeliveryOptions{AllowPrivateNetworks: true}})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		start := time.Now()
+		go func() { defer close(done); eng.Run(ctx) }()
+		deadline := time.Now().Add(20 * time.Second)
+		for len(f.Received()) < n && time.Now().Before(deadline) {
+			<-time.After(10 * time.Millisecond)
+		}
+		took := time.Since(start)
+		cancel()
+		<-done
+		got := f.Received()
+		require.Len(t, got, n)
+		seen := map[string]bool{}
+		for _, d := range got {
+			require.False(t, seen[d.To[0]], "sent twice to %s", d.To[0])
+			seen[d.To[0]] = true
+		}
+		require.LessOrEqual(t, f.PeakConcurrency(), 6, "the integration's maxConcurrency bounds its calls in flight")
+		require.Greater(t, f.PeakConcurrency(), 4, "calls of several batches overlap")
+		require.Less(t, took, time.Duration(n)*100*time.Millisecond/3, "calls overlap rather than run in turn")
 	})
 }

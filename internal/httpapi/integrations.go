@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/herald-notify/herald/internal/engine"
 	"net/http"
 	"strconv"
 	"strings"
@@ -176,10 +177,13 @@ func readConfigurations(o *object) (store.JSON, bool) {
 	if c == nil {
 		return store.JSON("{}"), !o.errs.has(o.prefix + "configurations")
 	}
-	c.onlyKnown("inboundWebhookEnabled", "inboundWebhookSigningKey")
+	c.onlyKnown("inboundWebhookEnabled", "inboundWebhookSigningKey", "maxConcurrency")
 	out := map[string]any{}
 	if b := c.boolean("inboundWebhookEnabled"); b != nil {
 		out["inboundWebhookEnabled"] = *b
+	}
+	if n := c.integer("maxConcurrency", 1, engine.MaxIntegrationConcurrency); n != nil {
+		out["maxConcurrency"] = *n
 	}
 	if f := c.str("inboundWebhookSigningKey", maxString); f.Value != nil {
 		out["inboundWebhookSigningKey"] = *f.Value

@@ -100,6 +100,28 @@ func New(o Options) *Metrics {
 	return m
 }
 
+// InFlight exports a worker process's bounds of work in flight, read at
+// scrape time: herald_jobs_in_flight (jobs claimed and not yet finished),
+// herald_jobs_in_flight_limit (their bound) and
+// herald_provider_calls_in_flight (provider calls under way).
+func (m *Metrics) InFlight(read func() (jobs, limit, calls int)) {
+	if m == nil {
+		return
+	}
+	gauge := func(name, help string, pick func(jobs, limit, calls int) int) prometheus.GaugeFunc {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 {
+			return float64(pick(read()))
+		})
+	}
+	m.reg.MustRegister(
+		gauge("herald_jobs_in_flight", "Jobs this process has claimed and not yet finished.",
+			func(j, _, _ int) int { return j }),
+		gauge("herald_jobs_in_flight_limit", "The most jobs this process has claimed and not yet finished (--jobs-in-flight).",
+			func(_, l, _ int) int { return l }),
+		gauge("herald_provider_calls_in_flight", "Provider calls under way in this process (each integration bounded by its concurrency).",
+			func(_, _, c int) int { return c }))
+}
+
 // Pools names a store's connection pools: one "herald" pool when the
 // writer and the readers share it (PostgreSQL), else "herald_write" and
 // "herald_read" (SQLite).

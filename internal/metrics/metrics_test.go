@@ -115,3 +115,28 @@ func TestRecordingDoesNotAllocate(t *testing.T) {
 	})
 	require.Zero(t, allocs)
 }
+
+// TestInFlight: the bounds of work in flight are read at each scrape.
+func TestInFlight(t *testing.T) {
+	t.Parallel()
+	m := metrics.New(metrics.Options{})
+	var mu sync.Mutex
+	jobs, calls := 3, 2
+	m.InFlight(func() (int, int, int) {
+		mu.Lock()
+		defer mu.Unlock()
+		return jobs, 1024, calls
+	})
+	body := scrape(t, m)
+	require.Contains(t, body, "herald_jobs_in_flight 3\n")
+	require.Contains(t, body, "herald_jobs_in_flight_limit 1024\n")
+	require.Contains(t, body, "herald_provider_calls_in_flight 2\n")
+	mu.Lock()
+	jobs, calls = 700, 256
+	mu.Unlock()
+	body = scrape(t, m)
+	require.Contains(t, body, "herald_jobs_in_flight 700\n")
+	require.Contains(t, body, "herald_provider_calls_in_flight 256\n")
+	var off *metrics.Metrics
+	off.InFlight(func() (int, int, int) { return 0, 0, 0 })
+}

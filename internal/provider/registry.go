@@ -31,6 +31,9 @@ type Config struct {
 	Now func() time.Time
 	// Logger reports what a sender does in the background (pool closes).
 	Logger *slog.Logger
+	// Concurrency is the most calls the engine makes to this integration at
+	// once; a sender that keeps connections (SMTP) keeps up to this many.
+	Concurrency int
 	// secrets are the values of the credentials the entry marks Secret;
 	// Entry.Sender sets them.
 	secrets []string
@@ -52,6 +55,11 @@ type Entry struct {
 	Credentials []Credential
 	// New builds a sender for one integration; callers use Sender.
 	New func(Config) (Sender, error)
+	// Concurrency is how many calls one integration of this provider has
+	// in flight by default (0: the process's default, --provider-concurrency);
+	// an integration's configurations.maxConcurrency overrides it. SMTP's
+	// is its connections: a server counts them.
+	Concurrency int
 }
 
 // Credential is one credential key a provider reads.

@@ -28,7 +28,7 @@ if [ "$prov" = in_app ]; then step=in_app; else
   creds=$(python3 -c "import json,sys;print(json.dumps(json.load(open('$dir/creds.json'))['$prov']))")
   curl -sf $U/v1/integrations -H "$H" -H "$J" -d "{\"providerId\":\"$prov\",\"active\":true,\"credentials\":$creds}" >/dev/null
 fi
-curl -sf $U/v2/workflows -H "$H" -H "$J" -d '{"name":"Receipt","workflowId":"receipt","steps":[{"name":"mail","type":"'$step'","controlValues":{"subject":"Receipt {{ payload.n }}","body":"<p>Hello {{ subscriber.firstName | default: \"there\" }},</p><p>order <b>{{ payload.order }}</b> ({{ payload.items | size }} items) is paid.</p>"}}]}' >/dev/null
+curl -sf $U/v2/workflows -H "$H" -H "$J" -d '{"name":"Receipt","workflowId":"receipt","steps":[{"name":"mail","type":"'$step'","controlValues":{"subject":"Receipt {{ payload.n }}","body":"<p>Hello {{ subscriber.firstName | default: '"'there'"' }},</p><p>order <b>{{ payload.order }}</b> ({{ payload.items | size }} items) is paid.</p>"}}]}' >/dev/null
 python3 - "$U" "$KEY" <<'PY'
 import http.client, json, sys, urllib.parse
 u = urllib.parse.urlparse(sys.argv[1]); c = http.client.HTTPConnection(u.hostname, u.port)

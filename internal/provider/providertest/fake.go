@@ -102,6 +102,25 @@ type Base struct {
 	deliveries []Delivery
 	failures   []Failure
 	requests   int
+	delay      time.Duration
+	waiting    int // answers being delayed now
+	peak       int // the most delayed at once
+}
+
+// PeakConcurrency is the most requests the fake was answering at once
+// (counted while they wait out the delay set by SetDelay).
+func (b *Base) PeakConcurrency() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.peak
+}
+
+// SetDelay makes every answer wait d, as a real provider takes 100–400 ms
+// to answer (benchmarks of slow providers).
+func (b *Base) SetDelay(d time.Duration) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.delay = d
 }
 
 // Fail scripts the next n answers.
@@ -114,15 +133,27 @@ func (b *Base) Fail(f Failure, n int) {
 }
 
 // Next counts a request and pops the failure it must answer with (None when unscripted).
+// After the delay set by SetDelay, if any.
 func (b *Base) Next() Failure {
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	b.requests++
-	if len(b.failures) == 0 {
-		return None
+	delay := b.delay
+	f := None
+	if len(b.failures) > 0 {
+		f = b.failures[0]
+		b.failures = b.failures[1:]
 	}
-	f := b.failures[0]
-	b.failures = b.failures[1:]
+	if delay > 0 {
+		b.waiting++
+		b.peak = max(b.peak, b.waiting)
+	}
+	b.mu.Unlock()
+	if delay > 0 {
+		time.Sleep(delay)
+		b.mu.Lock()
+		b.waiting--
+		b.mu.Unlock()
+	}
 	return f
 }
 

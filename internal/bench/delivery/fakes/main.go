@@ -3,7 +3,8 @@
 // an HTTP provider API (the SendGrid wire fake). It prints the credentials
 // that point an integration at each, one JSON line, and serves what they
 // received at GET /stats: deliveries, distinct subjects (each trigger of
-// the benchmark has its own) and requests.
+// the benchmark has its own) and requests. -delay makes every answer wait,
+// as real providers do.
 package main
 
 import (
@@ -25,8 +26,11 @@ type counted interface {
 
 func main() {
 	addr := flag.String("stats", "127.0.0.1:3998", "address of the stats endpoint")
+	delay := flag.Duration("delay", 0, "how long each provider takes to answer (SendGrid and Twilio answer in 100–400 ms)")
 	flag.Parse()
 	smtpFake, sg := nodemailerfake.New(), sendgridfake.New()
+	smtpFake.SetDelay(*delay)
+	sg.SetDelay(*delay)
 	smtpCreds := smtpFake.Credentials()
 	// The fake's certificate is self-signed: STARTTLS without verification,
 	// as an SMTP integration with tlsOptions.rejectUnauthorized=false.

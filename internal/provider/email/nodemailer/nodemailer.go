@@ -40,15 +40,17 @@ var Entry = provider.Entry{
 		{Key: "secretKey", Secret: true},
 		{Key: "accountSid"},
 	},
-	New: New,
+	New:         New,
+	Concurrency: defaultConns,
 }
 
-// Pool sizes and lifetimes. A sender keeps at most maxConns connections
-// open (sends beyond that wait for one), each reused for up to maxMessages
-// messages and closed once idle for idleTimeout: well under the few
-// minutes after which servers drop a silent client.
+// Pool sizes and lifetimes. A sender keeps at most Config.Concurrency
+// connections open (defaultConns when unset; sends beyond that wait for
+// one), each reused for up to maxMessages messages and closed once idle for
+// idleTimeout: well under the few minutes after which servers drop a silent
+// client. An integration's configurations.maxConcurrency raises the count.
 const (
-	maxConns       = 8
+	defaultConns   = 32
 	maxMessages    = 100
 	idleTimeout    = 30 * time.Second
 	defaultTimeout = 2 * time.Minute
@@ -101,7 +103,11 @@ func New(cfg provider.Config) (provider.Sender, error) {
 	}
 	s.tls = t
 	s.secrets = cfg.Secrets()
-	s.pool = newPool(maxConns, idleTimeout, cfg)
+	conns := cfg.Concurrency
+	if conns <= 0 {
+		conns = defaultConns
+	}
+	s.pool = newPool(conns, idleTimeout, cfg)
 	return s, nil
 }
 

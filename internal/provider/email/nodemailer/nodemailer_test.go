@@ -77,8 +77,35 @@ func TestPoolReusesConnections(t *testing.T) {
 		require.NoError(t, err)
 	}
 	require.Len(t, f.Received(), 210)
-	require.LessOrEqual(t, f.Connections(), maxConns, "the pool bounds the open connections")
-	require.LessOrEqual(t, s.pool.idleCount(), maxConns)
+	require.LessOrEqual(t, f.Connections(), defaultConns, "the pool bounds the open connections")
+	require.LessOrEqual(t, s.pool.idleCount(), defaultConns)
+}
+
+// TestPoolSizedByConcurrency: the integration's concurrency is the most
+// connections its sender opens.
+func TestPoolSizedByConcurrency(t *testing.T) {
+	t.Parallel()
+	f := nodemailerfake.New()
+	defer f.Close()
+	f.SetDelay(20 * time.Millisecond)
+	cfg := providertest.Config(f, f.Credentials(), true)
+	cfg.Concurrency = 3
+	ps, err := New(cfg)
+	require.NoError(t, err)
+	defer ps.(provider.Closer).Close()
+	var wg sync.WaitGroup
+	for g := range 12 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := send(t, ps, 2000+g)
+			require.NoError(t, err)
+		}()
+	}
+	wg.Wait()
+	require.Len(t, f.Received(), 12)
+	require.LessOrEqual(t, f.Connections(), 3, "no more connections than the integration's concurrency")
+	require.GreaterOrEqual(t, f.Connections(), 2, "sends in flight use several connections")
 }
 
 func TestConnectionRetiredAfterMaxMessages(t *testing.T) {
