@@ -153,12 +153,20 @@ type attempt struct {
 	err    *provider.Error
 }
 
+// heldReason is the error of a call not made because the integration's
+// provider asked to wait (a 429's Retry-After).
+const heldReason = "the provider asked to wait (Retry-After); not called"
+
 // send makes one provider call within the job's deadline and the
 // integration's bound of calls in flight.
 func (e *Engine) send(ctx context.Context, a *attempt) {
 	se, err := e.senders.get(a.in)
 	if err != nil {
 		a.err = provider.AsError(err)
+		return
+	}
+	if wait := se.held(e.now()); wait > 0 {
+		a.err = &provider.Error{Class: provider.Transient, Reason: heldReason, RetryAfter: wait}
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, e.o.Delivery.Timeout)
@@ -169,9 +177,18 @@ func (e *Engine) send(ctx context.Context, a *attempt) {
 		return
 	}
 	defer release()
+	if wait := se.held(e.now()); wait > 0 { // a 429 came while this call waited for its slot
+		a.err = &provider.Error{Class: provider.Transient, Reason: heldReason, RetryAfter: wait}
+		return
+	}
 	res, err := se.s.Send(ctx, a.msg)
 	if err != nil {
 		a.err = provider.AsError(err)
+		if a.err.RetryAfter > 0 {
+			// A rate limit: the integration's other deliveries wait too,
+			// rather than each earning its own 429.
+			se.hold(e.now().Add(a.err.RetryAfter))
+		}
 		return
 	}
 	a.res = res
@@ -315,6 +332,12 @@ func (e *Engine) deliverOne(ctx context.Context, o store.JobOutcome, c store.Cla
 		e.providerDetail(o, *cur, "Pending", "Integration instance selected", integrationRaw(*cur)))
 	a := &attempt{in: *cur, msg: msg}
 	e.send(ctx, a)
+	if a.err != nil && a.err.Reason == heldReason {
+		// Not an attempt: the job waits out the provider's Retry-After.
+		o.Details = append(o.Details[:len(o.Details)-2], e.providerDetail(o, *cur, "Warning", fmt.Sprintf(
+			"Waiting %s: the provider asked to wait (Retry-After)", a.err.RetryAfter.Round(time.Millisecond)), errorRaw(a.err)))
+		return e.requeue(o, st, a.err.RetryAfter, a.err.Error())
+	}
 	where := map[string]any{"to": msg.To}
 	content, subject := msg.HTML, &msg.Subject
 	if channel == "sms" {

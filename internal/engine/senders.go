@@ -82,6 +82,24 @@ type senderEntry struct {
 	confs   []byte
 	s       provider.Sender
 	slots   chan struct{} // one per call in flight
+	// heldUntil (Unix ns) is when the provider's last Retry-After ends:
+	// until then no call goes out, and deliveries wait in the queue.
+	heldUntil atomic.Int64
+}
+
+// hold stops calls to the integration until t (a 429's Retry-After).
+func (e *senderEntry) hold(t time.Time) {
+	for {
+		cur := e.heldUntil.Load()
+		if t.UnixNano() <= cur || e.heldUntil.CompareAndSwap(cur, t.UnixNano()) {
+			return
+		}
+	}
+}
+
+// held reports how long calls to the integration must still wait.
+func (e *senderEntry) held(now time.Time) time.Duration {
+	return time.Duration(e.heldUntil.Load() - now.UnixNano())
 }
 
 // maxSenders bounds the cache; beyond it the oldest-built entries go.

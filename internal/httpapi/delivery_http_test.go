@@ -373,3 +373,43 @@ func TestDeliveriesOverlapWithinBounds(t *testing.T) {
 		require.Less(t, took, time.Duration(n)*100*time.Millisecond/3, "calls overlap rather than run in turn")
 	})
 }
+
+// TestRateLimitHoldsTheIntegration: a 429 with Retry-After stops every call
+// to that integration until it passes — the other deliveries wait in the
+// queue instead of each earning a 429 — then all are sent.
+func TestRateLimitHoldsTheIntegration(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, h *harness) {
+		dev := h.authFor(asDev)
+		f := sendgridfake.New()
+		defer f.Close()
+		res := h.call(t, dev, "POST", "/v1/integrations", map[string]any{"providerId": "sendgrid", "identifier": "limited",
+			"active": true, "credentials": map[string]any(f.Credentials()), "configurations": map[string]any{"maxConcurrency": 1}}, nil)
+		require.Equal(t, 201, res.Status, "%s", res.Raw)
+		h.createWorkflow(t, dev, map[string]any{"name": "Limited", "workflowId": "limited", "steps": []any{
+			map[string]any{"name": "Mail", "type": "email", "controlValues": map[string]any{"subject": "Hi", "body": "x"}}}})
+		var to []any
+		for i := range 4 {
+			id := fmt.Sprintf("r%d", i)
+			h.createSubscriber(t, dev, map[string]any{"subscriberId": id, "email": id + "@example.com"})
+			to = append(to, id)
+		}
+		clock := &testClock{t: time.Now().Add(time.Minute)}
+		eng := h.deliveryEngine(clock)
+		f.Fail(providertest.RateLimited, 1)
+		h.trigger(t, dev, map[string]any{"name": "limited", "to": to})
+		drain(t, eng)
+		require.Equal(t, 1, f.Requests(), "after the 429 no other call goes out before its Retry-After")
+		require.Empty(t, f.Received())
+		clock.Advance(3 * time.Second)
+		drain(t, eng)
+		require.Equal(t, 1, f.Requests(), "still within the Retry-After of 7 s")
+		clock.Advance(10 * time.Second)
+		for range 3 {
+			drain(t, eng)
+			clock.Advance(10 * time.Second)
+		}
+		require.Len(t, f.Received(), 4, "then every delivery goes, once")
+		require.Equal(t, 5, f.Requests())
+	})
+}
