@@ -94,6 +94,8 @@ func command(stdout, stderr io.Writer) *cli.Command {
 						Sources: cli.EnvVars("HERALD_DELIVERY_ATTEMPTS"), Destination: &cfg.Delivery.Attempts},
 					&cli.IntFlag{Name: "provider-concurrency", Value: engine.DefaultPerIntegration, Usage: "calls in flight to one integration per process (an integration's configurations.maxConcurrency overrides it; SMTP: 32 connections)",
 						Sources: cli.EnvVars("HERALD_PROVIDER_CONCURRENCY"), Destination: &cfg.Delivery.PerIntegration},
+					&cli.IntFlag{Name: "trigger-writers", Value: 0, Usage: "trigger groups written at once on PostgreSQL (0: from the database's round trip measured at start, 1 next to it, up to 8 across a network)",
+						Sources: cli.EnvVars("HERALD_TRIGGER_WRITERS"), Destination: &cfg.TriggerWriters},
 					&cli.IntFlag{Name: "jobs-in-flight", Value: engine.DefaultMaxInFlight, Usage: "jobs claimed and not yet finished per process: delivery batches wait on providers, and the workers claim the next ones meanwhile",
 						Sources: cli.EnvVars("HERALD_JOBS_IN_FLIGHT"), Destination: &cfg.JobsInFlight},
 					&cli.StringFlag{Name: "cors-origins", Value: "*", Usage: "origins whose pages may call the API, comma-separated (e.g. https://app.example.com), or * for any",
@@ -288,6 +290,10 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 	// A group of triggers runs its in-app first steps before it is written
 	// (engine.InAppPlanner), in the process that takes the triggers.
 	a.Store.SetTriggerPlanner(engine.InAppPlanner(sb, a.Store))
+	a.Store.SetTriggerWriters(cfg.TriggerWriters)
+	if a.Store.Dialect() == "postgres" {
+		log.Info("trigger groups written at once", "writers", a.Store.TriggerWriters(), "databaseRoundTrip", a.Store.RTT().String())
+	}
 
 	// Realtime: this process's hub hears its own commits through the
 	// store's hook and, on PostgreSQL, other processes' through LISTEN; a

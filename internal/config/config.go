@@ -46,6 +46,9 @@ type Config struct {
 	// JobsInFlight bounds the jobs a worker process has claimed and not
 	// yet finished.
 	JobsInFlight int
+	// TriggerWriters is how many trigger groups are written at once on
+	// PostgreSQL (0: derived from the database's round trip).
+	TriggerWriters int
 	// DebugAddr, when set, serves Go's profiler (and the metrics) there.
 	DebugAddr string
 	// MetricsToken, when set, is the Bearer token GET /metrics of the API

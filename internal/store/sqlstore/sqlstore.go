@@ -52,6 +52,11 @@ type DB struct {
 	// realtime is the after-commit hook of inbox changes (realtime.go).
 	realtime realtimeHook
 
+	// writers is how many trigger groups are written at once, rtt the
+	// round trip measured at open (trigger_writers.go).
+	writers atomic.Int32
+	rtt     time.Duration
+
 	keys      ttlCache[keyAndEnv]
 	workflows ttlCache[store.Workflow]
 	closers   []func() error
@@ -115,6 +120,8 @@ func OpenPostgres(ctx context.Context, url string, sealer Sealer) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
+	db.rtt = db.measureRTT(ctx)
+	db.writers.Store(int32(writersFor(db.rtt, runtime.GOMAXPROCS(0))))
 	return db, nil
 }
 
