@@ -193,17 +193,22 @@ func (db *DB) applyCounts(ctx context.Context, q querier, p *pendingCounts) erro
 		if err != nil {
 			return err
 		}
-		// "WHERE true" tells SQLite's parser that ON CONFLICT is the upsert's.
-		if _, err := q.ExecContext(ctx, "INSERT INTO inbox_counts (subscriber_id, state, tags, environment_id, unread_unseen,"+
-			" unread_seen, read_unseen, read_seen) SELECT * FROM ("+src+") v WHERE true ON CONFLICT "+db.d.countsConflict+
-			" DO UPDATE SET unread_unseen = inbox_counts.unread_unseen + excluded.unread_unseen,"+
-			" unread_seen = inbox_counts.unread_seen + excluded.unread_seen,"+
-			" read_unseen = inbox_counts.read_unseen + excluded.read_unseen,"+
-			" read_seen = inbox_counts.read_seen + excluded.read_seen", a...); err != nil {
+		if _, err := q.ExecContext(ctx, countsUpsert(db.d, src), a...); err != nil {
 			return fmt.Errorf("sqlstore: inbox counts: %w", err)
 		}
 	}
 	return nil
+}
+
+// countsUpsert adds the counts rows of src to inbox_counts.
+func countsUpsert(d dialect, src string) string {
+	// "WHERE true" tells SQLite's parser that ON CONFLICT is the upsert's.
+	return "INSERT INTO inbox_counts (subscriber_id, state, tags, environment_id, unread_unseen," +
+		" unread_seen, read_unseen, read_seen) SELECT * FROM (" + src + ") v WHERE true ON CONFLICT " + d.countsConflict +
+		" DO UPDATE SET unread_unseen = inbox_counts.unread_unseen + excluded.unread_unseen," +
+		" unread_seen = inbox_counts.unread_seen + excluded.unread_seen," +
+		" read_unseen = inbox_counts.read_unseen + excluded.read_unseen," +
+		" read_seen = inbox_counts.read_seen + excluded.read_seen"
 }
 
 // countsTypes are the column types of an inbox_counts row.

@@ -332,17 +332,8 @@ func (db *DB) writeTriggers(calls []*triggerCall) (results []store.TriggerResult
 		if err := g.placeAndAdd(ctx, calls, live, results, inApp); err != nil {
 			return err
 		}
-		if err := db.insertTriggerRows(ctx, tx, g.rows); err != nil {
+		if err := db.insertGroupRows(ctx, tx, g.rows, g.msgs); err != nil {
 			return err
-		}
-		if len(g.msgs) > 0 {
-			var counts pendingCounts
-			if err := db.insertMessages(ctx, tx, g.msgs, &counts); err != nil {
-				return err
-			}
-			if err := db.applyCounts(ctx, tx, &counts); err != nil {
-				return err
-			}
 		}
 		for _, i := range live {
 			p := calls[i].p
@@ -530,42 +521,116 @@ func (g *triggerGroup) placeAndAdd(ctx context.Context, calls []*triggerCall, li
 // jobs and details: on PostgreSQL in one statement (data-modifying CTEs over
 // unnest: the same statement for any number of rows), on SQLite a chunk per
 // statement.
-func (db *DB) insertTriggerRows(ctx context.Context, tx *sql.Tx, rows triggerRows) error {
-	parts := []struct {
-		table, cols string
-		rows        [][]any
-		types       []string
-	}{{"notifications", notificationCols, rows.notifications, notificationTypes}, {"jobs", jobCols, rows.jobs, jobTypes},
-		{"execution_details", detailCols, rows.details, detailTypes}}
-	if db.d.name == "postgres" {
-		var a args
-		var inserts []string
-		for _, part := range parts {
-			if len(part.rows) == 0 {
-				continue
-			}
-			ins, err := db.insertFrom(&a, part.table, part.cols, part.rows, part.types)
-			if err != nil {
-				return err
-			}
-			inserts = append(inserts, ins)
+// insertGroupRows writes a group's rows and the messages of the in-app
+// steps run with it, with their inbox counts. On PostgreSQL that is ONE
+// statement of data-modifying CTEs — a round trip instead of three, which
+// counts where the database is across a network; the messages are new
+// (their jobs were made with them), so every one counts.
+func (db *DB) insertGroupRows(ctx context.Context, tx *sql.Tx, rows triggerRows, msgs []*store.Message) error {
+	if db.d.name != "postgres" || len(msgs) == 0 {
+		if err := db.insertTriggerRows(ctx, tx, rows); err != nil {
+			return err
 		}
-		if len(inserts) == 0 {
+		if len(msgs) == 0 {
 			return nil
 		}
-		stmt := inserts[len(inserts)-1]
-		if len(inserts) > 1 {
-			ctes := make([]string, len(inserts)-1)
-			for i, ins := range inserts[:len(inserts)-1] {
-				ctes[i] = fmt.Sprintf("w%d AS (%s)", i, ins)
-			}
-			stmt = "WITH " + strings.Join(ctes, ", ") + " " + stmt
+		var counts pendingCounts
+		if err := db.insertMessages(ctx, tx, msgs, &counts); err != nil {
+			return err
 		}
-		if _, err := tx.ExecContext(ctx, stmt, a...); err != nil {
+		return db.applyCounts(ctx, tx, &counts)
+	}
+	var a args
+	inserts, err := db.triggerInserts(&a, rows)
+	if err != nil {
+		return err
+	}
+	mrows := make([][]any, len(msgs))
+	var counts pendingCounts
+	for i, m := range msgs {
+		mrows[i] = messageValues(m)
+		if m.Channel == "in_app" && !m.Deleted {
+			counts.add(m)
+		}
+	}
+	src, err := unnestSource(&a, mrows, messageTypes)
+	if err != nil {
+		return err
+	}
+	inserts = append(inserts, "INSERT INTO messages ("+messageCols+") "+src+" ON CONFLICT DO NOTHING")
+	if crows := counts.rows(); len(crows) > 0 {
+		vals := make([][]any, len(crows))
+		for i, r := range crows {
+			vals[i] = []any{r.subscriber, r.state, r.tags, counts.env[r.subscriber], r.n[0], r.n[2], r.n[1], r.n[3]}
+		}
+		csrc, err := db.d.rowSource(&a, vals, countsTypes)
+		if err != nil {
+			return err
+		}
+		inserts = append(inserts, countsUpsert(db.d, csrc))
+	}
+	if _, err := tx.ExecContext(ctx, withCTEs(inserts), a...); err != nil {
+		return fmt.Errorf("sqlstore: trigger: %w", err)
+	}
+	noteInboxChanges(tx, &counts)
+	return nil
+}
+
+// withCTEs joins data-modifying statements into one: the last one's, with
+// the others as CTEs before it.
+func withCTEs(stmts []string) string {
+	stmt := stmts[len(stmts)-1]
+	if len(stmts) > 1 {
+		ctes := make([]string, len(stmts)-1)
+		for i, s := range stmts[:len(stmts)-1] {
+			ctes[i] = fmt.Sprintf("w%d AS (%s)", i, s)
+		}
+		stmt = "WITH " + strings.Join(ctes, ", ") + " " + stmt
+	}
+	return stmt
+}
+
+// triggerInserts are the PostgreSQL inserts of a group's notifications,
+// jobs and execution details.
+func (db *DB) triggerInserts(a *args, rows triggerRows) ([]string, error) {
+	var inserts []string
+	for _, part := range triggerParts(rows) {
+		if len(part.rows) == 0 {
+			continue
+		}
+		ins, err := db.insertFrom(a, part.table, part.cols, part.rows, part.types)
+		if err != nil {
+			return nil, err
+		}
+		inserts = append(inserts, ins)
+	}
+	return inserts, nil
+}
+
+type triggerPart struct {
+	table, cols string
+	rows        [][]any
+	types       []string
+}
+
+func triggerParts(rows triggerRows) []triggerPart {
+	return []triggerPart{{"notifications", notificationCols, rows.notifications, notificationTypes},
+		{"jobs", jobCols, rows.jobs, jobTypes}, {"execution_details", detailCols, rows.details, detailTypes}}
+}
+
+func (db *DB) insertTriggerRows(ctx context.Context, tx *sql.Tx, rows triggerRows) error {
+	if db.d.name == "postgres" {
+		var a args
+		inserts, err := db.triggerInserts(&a, rows)
+		if err != nil || len(inserts) == 0 {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, withCTEs(inserts), a...); err != nil {
 			return fmt.Errorf("sqlstore: trigger: %w", err)
 		}
 		return nil
 	}
+	parts := triggerParts(rows)
 	for _, part := range parts {
 		if err := db.insertRows(ctx, tx, part.table, part.cols, part.rows); err != nil {
 			return err
