@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"time"
 
 	"github.com/herald-notify/herald/internal/id"
@@ -35,24 +36,35 @@ func InAppPlanner(sb *sandbox.Sandbox, r TriggerReader) func(ctx context.Context
 		type wfKey struct{ env, workflow string }
 		ids := map[string][]string{}
 		scopes := map[string]store.Scope{}
+		known := map[string]map[string]store.Subscriber{}
 		for _, p := range ps {
 			if !startsInApp(p) {
 				continue
 			}
 			scopes[p.EnvironmentID] = p.Scope
+			if p.Known != nil { // the store looked them up already
+				if known[p.EnvironmentID] == nil {
+					known[p.EnvironmentID] = map[string]store.Subscriber{}
+				}
+				maps.Copy(known[p.EnvironmentID], p.Known)
+				continue
+			}
 			for _, rcp := range p.Recipients {
 				if rcp.Upsert == nil {
 					ids[p.EnvironmentID] = append(ids[p.EnvironmentID], rcp.SubscriberID)
 				}
 			}
 		}
-		known := map[string]map[string]store.Subscriber{}
 		for env, list := range ids {
 			subs, err := r.SubscriberGetMany(ctx, scopes[env], list)
 			if err != nil {
 				return // the workers run the steps
 			}
-			known[env] = subs
+			if known[env] == nil {
+				known[env] = subs
+				continue
+			}
+			maps.Copy(known[env], subs)
 		}
 		internal := map[wfKey][]string{}
 		for _, p := range ps {

@@ -194,7 +194,13 @@ type TriggerParams struct {
 	// message and details, and queues the next step. A nil outcome, or one
 	// planned for a subscriber that is no longer the recipient's, leaves the
 	// step to a worker.
-	InApp             []*JobOutcome
+	InApp []*JobOutcome
+	// Known are the recipients named by subscriberId alone that the store
+	// found before the trigger's transaction (by subscriberId; nil: not
+	// looked up yet). The group's planning and writing use them rather than
+	// read them again; a recipient missing here is created in the
+	// transaction as when not found there.
+	Known             map[string]Subscriber
 	Topics            []TopicRecipient
 	Broadcast         bool
 	ActorSubscriberID string

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -267,9 +268,57 @@ func (db *DB) planGroup(group []*triggerCall) []*triggerCall {
 		live = append(live, c)
 	}
 	if len(live) > 0 {
+		db.findKnown(live)
 		db.plan(live)
 	}
 	return live
+}
+
+// findKnown looks the group's recipients up before its transaction, one
+// statement per environment from the read pool, while the previous group
+// is being written: the transaction then spends no round trip on them. A
+// failed read leaves them to the transaction.
+func (db *DB) findKnown(calls []*triggerCall) {
+	ids := map[string][]string{}
+	var envs []string
+	for _, c := range calls {
+		p := c.p
+		if p.Known != nil {
+			continue
+		}
+		if _, ok := ids[p.EnvironmentID]; !ok {
+			envs = append(envs, p.EnvironmentID)
+			ids[p.EnvironmentID] = nil
+		}
+		for _, r := range p.Recipients {
+			if r.Upsert == nil {
+				ids[p.EnvironmentID] = append(ids[p.EnvironmentID], r.SubscriberID)
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), groupTimeout)
+	defer cancel()
+	found := make(map[string]map[string]store.Subscriber, len(envs))
+	for _, env := range envs {
+		known, err := db.subscribersBySubscriberID(ctx, db.r, env, ids[env])
+		if err != nil {
+			return
+		}
+		found[env] = known
+	}
+	for _, c := range calls {
+		p := c.p
+		if p.Known != nil {
+			continue
+		}
+		mine := make(map[string]store.Subscriber, len(p.Recipients))
+		for _, r := range p.Recipients {
+			if s, ok := found[p.EnvironmentID][r.SubscriberID]; ok && r.Upsert == nil {
+				mine[r.SubscriberID] = s
+			}
+		}
+		p.Known = mine
+	}
 }
 
 // writeGroup writes a planned group in one transaction, or, when that
@@ -423,6 +472,20 @@ func (g *triggerGroup) findRecipients(ctx context.Context, calls []*triggerCall,
 		}
 	}
 	g.known = make(map[string]map[string]store.Subscriber, len(envs))
+	all := true
+	for _, i := range live {
+		all = all && calls[i].p.Known != nil
+	}
+	if all { // found before the transaction (findKnown)
+		for _, i := range live {
+			p := calls[i].p
+			if g.known[p.EnvironmentID] == nil {
+				g.known[p.EnvironmentID] = map[string]store.Subscriber{}
+			}
+			maps.Copy(g.known[p.EnvironmentID], p.Known)
+		}
+		return nil
+	}
 	for _, env := range envs {
 		known, err := g.db.subscribersBySubscriberID(ctx, g.tx, env, ids[env])
 		if err != nil {
