@@ -85,7 +85,11 @@ func noteInboxChanges(q querier, p *pendingCounts) {
 	if !ok {
 		return
 	}
-	ch := v.(*txInboxChanges)
+	v.(*txInboxChanges).note(p)
+}
+
+// note records the inbox changes of counts p.
+func (ch *txInboxChanges) note(p *pendingCounts) {
 	if ch.byEnv == nil {
 		ch.byEnv, ch.seen = map[string]*store.InboxChange{}, map[string]bool{}
 	}

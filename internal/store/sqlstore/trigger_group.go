@@ -354,6 +354,16 @@ func (db *DB) writeTriggers(calls []*triggerCall) (results []store.TriggerResult
 			results, err = nil, fmt.Errorf("sqlstore: trigger group: panic: %v", p)
 		}
 	}()
+	if db.simpleGroup(calls) {
+		var ok bool
+		if results, ok, err = db.writeSimpleGroup(ctx, calls); err != nil || ok {
+			if err == nil && slices.ContainsFunc(results, store.TriggerResult.LeftWork) {
+				db.notifyJobs()
+			}
+			return results, err
+		}
+		// A transactionId was used before: the transaction tells which.
+	}
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
 		results = make([]store.TriggerResult, len(calls))
 		claimed, err := db.claimTransactions(ctx, tx, calls)
@@ -604,21 +614,38 @@ func (db *DB) insertGroupRows(ctx context.Context, tx *sql.Tx, rows triggerRows,
 		return db.applyCounts(ctx, tx, &counts)
 	}
 	var a args
-	inserts, err := db.triggerInserts(&a, rows)
+	inserts, counts, err := db.groupStatements(&a, rows, msgs)
 	if err != nil {
 		return err
 	}
+	if _, err := tx.ExecContext(ctx, withCTEs(inserts), a...); err != nil {
+		return fmt.Errorf("sqlstore: trigger: %w", err)
+	}
+	noteInboxChanges(tx, counts)
+	return nil
+}
+
+// groupStatements are the PostgreSQL statements of a group's rows, the
+// messages of its in-app steps and their inbox counts, and those counts.
+func (db *DB) groupStatements(a *args, rows triggerRows, msgs []*store.Message) ([]string, *pendingCounts, error) {
+	inserts, err := db.triggerInserts(a, rows)
+	if err != nil {
+		return nil, nil, err
+	}
+	counts := &pendingCounts{}
+	if len(msgs) == 0 {
+		return inserts, counts, nil
+	}
 	mrows := make([][]any, len(msgs))
-	var counts pendingCounts
 	for i, m := range msgs {
 		mrows[i] = messageValues(m)
 		if m.Channel == "in_app" && !m.Deleted {
 			counts.add(m)
 		}
 	}
-	src, err := unnestSource(&a, mrows, messageTypes)
+	src, err := unnestSource(a, mrows, messageTypes)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	inserts = append(inserts, "INSERT INTO messages ("+messageCols+") "+src+" ON CONFLICT DO NOTHING")
 	if crows := counts.rows(); len(crows) > 0 {
@@ -626,17 +653,13 @@ func (db *DB) insertGroupRows(ctx context.Context, tx *sql.Tx, rows triggerRows,
 		for i, r := range crows {
 			vals[i] = []any{r.subscriber, r.state, r.tags, counts.env[r.subscriber], r.n[0], r.n[2], r.n[1], r.n[3]}
 		}
-		csrc, err := db.d.rowSource(&a, vals, countsTypes)
+		csrc, err := db.d.rowSource(a, vals, countsTypes)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		inserts = append(inserts, countsUpsert(db.d, csrc))
 	}
-	if _, err := tx.ExecContext(ctx, withCTEs(inserts), a...); err != nil {
-		return fmt.Errorf("sqlstore: trigger: %w", err)
-	}
-	noteInboxChanges(tx, &counts)
-	return nil
+	return inserts, counts, nil
 }
 
 // withCTEs joins data-modifying statements into one: the last one's, with
