@@ -109,7 +109,7 @@ func fParseDate(c *Context, v any, tz any) (*fLiquidDate, error) {
 		}
 	default:
 		// new Date(value): a primitive that is not a string is a number.
-		p := fPrimitive(t)
+		p := toPrimitive(t)
 		if s, isStr := p.(string); isStr {
 			ms, ok = fParseJSDate(s)
 		} else {

@@ -69,22 +69,9 @@ func fTruthyJS(v any) bool {
 	return true
 }
 
-// fPrimitive is JavaScript's ToPrimitive for the engine's values: arrays
-// join with commas, objects are "[object Object]", drops their value.
-func fPrimitive(v any) any {
-	switch t := ToValue(v).(type) {
-	case []any:
-		return arrayJoin(t, ",")
-	case *Map:
-		return "[object Object]"
-	default:
-		return t
-	}
-}
-
 // fNumber is JavaScript's ToNumber after ToPrimitive (as arithmetic and
 // relational operators coerce).
-func fNumber(v any) float64 { return jsNumber(fPrimitive(v)) }
+func fNumber(v any) float64 { return jsNumber(toPrimitive(v)) }
 
 // fToNumber is LiquidJS's toNumber, `+value || 0`: never NaN nor -0.
 func fToNumber(v any) float64 {
@@ -97,7 +84,7 @@ func fToNumber(v any) float64 {
 
 // fAdd is JavaScript's binary +.
 func fAdd(a, b any) any {
-	pa, pb := fPrimitive(a), fPrimitive(b)
+	pa, pb := toPrimitive(a), toPrimitive(b)
 	_, sa := pa.(string)
 	_, sb := pb.(string)
 	if sa || sb {

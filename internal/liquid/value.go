@@ -514,6 +514,8 @@ func compare(l, r any) (int, bool) {
 	return 0, true
 }
 
+// toPrimitive is JavaScript's ToPrimitive for the engine's values: arrays
+// join with commas, objects are "[object Object]", drops their value.
 func toPrimitive(v any) any {
 	switch t := toValue(v).(type) {
 	case []any:
