@@ -79,7 +79,27 @@ func InAppPlanner(sb *sandbox.Sandbox, r TriggerReader) func(ctx context.Context
 			}
 		}
 		prefs := map[wfKey]map[string]store.ChannelChoices{}
+		read := map[wfKey]bool{} // the store read them with the recipients
+		for _, p := range ps {
+			k := wfKey{p.EnvironmentID, p.Workflow.ID}
+			if !startsInApp(p) || p.KnownChoices == nil {
+				read[k] = false
+				continue
+			}
+			if _, seen := read[k]; !seen {
+				read[k] = true
+			}
+			if read[k] {
+				if prefs[k] == nil {
+					prefs[k] = map[string]store.ChannelChoices{}
+				}
+				maps.Copy(prefs[k], p.KnownChoices)
+			}
+		}
 		for k, list := range internal {
+			if read[k] {
+				continue
+			}
 			choices, err := r.ChannelChoices(ctx, &store.ChannelChoicesParams{Scope: scopes[k.env], SubscriberIDs: list,
 				WorkflowID: k.workflow})
 			if err != nil {

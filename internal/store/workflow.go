@@ -200,7 +200,11 @@ type TriggerParams struct {
 	// looked up yet). The group's planning and writing use them rather than
 	// read them again; a recipient missing here is created in the
 	// transaction as when not found there.
-	Known             map[string]Subscriber
+	Known map[string]Subscriber
+	// KnownChoices are the channel preferences of the Known recipients for
+	// the trigger's workflow, read with them (by the subscriber's _id; nil:
+	// not read; no entry: no preferences).
+	KnownChoices      map[string]ChannelChoices
 	Topics            []TopicRecipient
 	Broadcast         bool
 	ActorSubscriberID string

@@ -274,37 +274,49 @@ func (db *DB) planGroup(group []*triggerCall) []*triggerCall {
 	return live
 }
 
-// findKnown looks the group's recipients up before its transaction, one
-// statement per environment from the read pool, while the previous group
-// is being written: the transaction then spends no round trip on them. A
-// failed read leaves them to the transaction.
+// findKnown looks the group's recipients up before its transaction, with
+// their channel preferences for the groups' workflows — one statement per
+// environment from the read pool, while the previous group is being
+// written: the transaction then spends no round trip on them, nor the
+// in-app planner on their preferences. A failed read leaves them to the
+// transaction and the planner.
 func (db *DB) findKnown(calls []*triggerCall) {
-	ids := map[string][]string{}
+	type envIDs struct {
+		ids, workflows []string
+		seenWF         map[string]bool
+	}
+	byEnv := map[string]*envIDs{}
 	var envs []string
 	for _, c := range calls {
 		p := c.p
 		if p.Known != nil {
 			continue
 		}
-		if _, ok := ids[p.EnvironmentID]; !ok {
+		e := byEnv[p.EnvironmentID]
+		if e == nil {
+			e = &envIDs{workflows: []string{""}, seenWF: map[string]bool{"": true}}
+			byEnv[p.EnvironmentID] = e
 			envs = append(envs, p.EnvironmentID)
-			ids[p.EnvironmentID] = nil
+		}
+		if !e.seenWF[p.Workflow.ID] {
+			e.seenWF[p.Workflow.ID] = true
+			e.workflows = append(e.workflows, p.Workflow.ID)
 		}
 		for _, r := range p.Recipients {
 			if r.Upsert == nil {
-				ids[p.EnvironmentID] = append(ids[p.EnvironmentID], r.SubscriberID)
+				e.ids = append(e.ids, r.SubscriberID)
 			}
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), groupTimeout)
 	defer cancel()
 	found := make(map[string]map[string]store.Subscriber, len(envs))
+	prefs := map[[2]string]map[string]bool{} // (subscriber _id, workflow) → channels
 	for _, env := range envs {
-		known, err := db.subscribersBySubscriberID(ctx, db.r, env, ids[env])
-		if err != nil {
+		e := byEnv[env]
+		if err := db.subscribersWithPreferences(ctx, env, e.ids, e.workflows, found, prefs); err != nil {
 			return
 		}
-		found[env] = known
 	}
 	for _, c := range calls {
 		p := c.p
@@ -312,14 +324,73 @@ func (db *DB) findKnown(calls []*triggerCall) {
 			continue
 		}
 		mine := make(map[string]store.Subscriber, len(p.Recipients))
+		choices := map[string]store.ChannelChoices{}
 		for _, r := range p.Recipients {
-			if s, ok := found[p.EnvironmentID][r.SubscriberID]; ok && r.Upsert == nil {
-				mine[r.SubscriberID] = s
+			s, ok := found[p.EnvironmentID][r.SubscriberID]
+			if !ok || r.Upsert != nil {
+				continue
+			}
+			mine[r.SubscriberID] = s
+			ch := store.ChannelChoices{Global: prefs[[2]string{s.ID, ""}], Workflow: prefs[[2]string{s.ID, p.Workflow.ID}]}
+			if ch.Global != nil || ch.Workflow != nil {
+				choices[s.ID] = ch
 			}
 		}
-		p.Known = mine
+		p.Known, p.KnownChoices = mine, choices
 	}
 }
+
+// subscribersWithPreferences reads the subscribers of an environment by
+// subscriberId with their preferences for the workflows ("" is the global
+// one), into found and prefs.
+func (db *DB) subscribersWithPreferences(ctx context.Context, env string, ids, workflows []string,
+	found map[string]map[string]store.Subscriber, prefs map[[2]string]map[string]bool) error {
+	cols := strings.Split(subscriberCols, ", ")
+	for i := range cols {
+		cols[i] = "s." + strings.TrimSpace(cols[i])
+	}
+	known := found[env]
+	if known == nil {
+		known = make(map[string]store.Subscriber, len(ids))
+		found[env] = known
+	}
+	for start := 0; start < len(ids); start += db.d.rowsPerStatement {
+		a := args{env}
+		q := "SELECT " + strings.Join(cols, ", ") + ", p.workflow_id, p.channels FROM subscribers s" +
+			" LEFT JOIN subscriber_preferences p ON p.subscriber_id = s.id AND " + db.inList(&a, "p.workflow_id", workflows) +
+			" WHERE s.environment_id = $1 AND " + db.inList(&a, "s.subscriber_id", ids[start:min(start+db.d.rowsPerStatement, len(ids))]) +
+			" AND s.deleted = false"
+		rows, err := db.r.QueryContext(ctx, q, db.planned(a)...)
+		if err := eachRow(rows, err, func(r rowScanner) error {
+			var wf, channels sql.NullString
+			s, err := scanSubscriber(withExtra{r, []any{&wf, &channels}})
+			if err != nil {
+				return err
+			}
+			known[s.SubscriberID] = s
+			if wf.Valid && channels.Valid {
+				var ch map[string]bool
+				if err := json.Unmarshal([]byte(channels.String), &ch); err != nil {
+					return fmt.Errorf("sqlstore: preference channels: %w", err)
+				}
+				prefs[[2]string{s.ID, wf.String}] = ch
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// withExtra scans a row's leading columns into the caller's destinations
+// and the rest into extra.
+type withExtra struct {
+	r     rowScanner
+	extra []any
+}
+
+func (w withExtra) Scan(dest ...any) error { return w.r.Scan(append(dest, w.extra...)...) }
 
 // writeGroup writes a planned group in one transaction, or, when that
 // fails, each of its triggers in a transaction of its own.
