@@ -57,7 +57,7 @@ fi
 if on remote && [ -x .many-core/latproxy ]; then
   for i in $(seq $PAIRS); do for d in 0 1ms; do N=$((N+1)); PSQL -c "create database h$N"
     .many-core/latproxy -listen 127.0.0.1:6543 -upstream 127.0.0.1:5499 -delay $d >"$W/proxy.log" 2>&1 & LP=$!
-    sleep 0.3; PG=postgres://postgres@127.0.0.1:6543 serve h$N; PG=postgres://postgres@127.0.0.1:5499
+    for _ in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/6543) 2>/dev/null && break; sleep 0.05; done; PG=postgres://postgres@127.0.0.1:6543 serve h$N; PG=postgres://postgres@127.0.0.1:5499
     bench 64 "PostgreSQL behind latproxy -delay $d, one process"; stop; kill $LP; wait $LP 2>/dev/null; done; done
 fi
 asnobody $B/pg_ctl -D "$W/pgdata" -m fast stop >/dev/null; el done

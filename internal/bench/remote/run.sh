@@ -17,6 +17,7 @@ psql -q -h 127.0.0.1 -U postgres -c "DROP DATABASE IF EXISTS herald_remote" -c "
 go build -o "$dir/latproxy" "$tools/main.go"
 "$dir/latproxy" -listen 127.0.0.1:$pport -upstream 127.0.0.1:5432 -delay "$delay" >"$dir/proxy.log" 2>&1 &
 ppid=$!
+for _ in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/$pport) 2>/dev/null && break; sleep 0.05; done
 # shellcheck disable=SC2086
 HERALD_DATA_DIR="$dir/serve" HERALD_DATABASE_URL="postgres://postgres@127.0.0.1:$pport/herald_remote?sslmode=disable" \
   "$bin" serve --addr 127.0.0.1:$port --log-level warn ${SERVE_FLAGS:-} >"$dir/serve.log" 2>&1 &

@@ -38,6 +38,10 @@ type dialect struct {
 	// multi-row statement (rowsource.go): a VALUES list on SQLite, unnest
 	// over one array a column on PostgreSQL.
 	rowSource func(a *args, rows [][]any, types []string) (string, error)
+	// rowVersion is a column expression that changes with every update of
+	// a row (PostgreSQL's xmin); empty where there is none, and then no
+	// recipient is remembered between trigger groups (recipient_cache.go).
+	rowVersion string
 	// notifies: other processes may share the database, and learn of new
 	// jobs and inbox changes through NOTIFY (listen.go, realtime.go).
 	notifies bool

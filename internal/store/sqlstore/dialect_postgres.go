@@ -23,6 +23,7 @@ var postgresDialect = dialect{
 	countsPerStatement: 5000,
 	countsConflict:     "(subscriber_id, state, md5(tags))",
 	notifies:           true,
+	rowVersion:         "xmin::text::bigint",
 	unique:             func(err error) bool { return err != nil && strings.Contains(err.Error(), "SQLSTATE 23505") },
 	lock: func(ctx context.Context, q querier, query string, args ...any) error {
 		_, err := q.ExecContext(ctx, query, args...)

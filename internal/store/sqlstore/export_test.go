@@ -33,3 +33,9 @@ func (db *DB) RebuildInboxCounts(ctx context.Context) error {
 		return err
 	})
 }
+
+// RememberedRecipients counts the recipients planned from memory and the
+// triggers planned again because one had changed (recipient_cache.go).
+func (db *DB) RememberedRecipients() (hits, afresh int64) {
+	return db.recipients.hits.Load(), db.recipients.afresh.Load()
+}

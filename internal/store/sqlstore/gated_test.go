@@ -25,18 +25,19 @@ var readOnly = []string{
 
 // notData are the store's methods that touch no tenant data, and why.
 var notData = map[string]string{
-	"Close":             "closes the pools",
-	"Dialect":           "names the dialect",
-	"Reader":            "returns the reader pool (tests, metrics)",
-	"Writer":            "returns the writer pool (tests, metrics)",
-	"OnInboxChange":     "sets the after-commit hook",
-	"SetTriggerPlanner": "sets the trigger planner",
-	"SetTriggerWriters": "sets how many trigger committers run",
-	"TriggerWriters":    "reports how many trigger committers run",
-	"RTT":               "reports the round trip measured at open",
-	"ListenInbox":       "PostgreSQL's LISTEN of other processes' inbox changes; nothing on SQLite",
-	"ListenJobs":        "PostgreSQL's LISTEN of wake-ups; nothing on SQLite",
-	"Maintain":          "PostgreSQL's ANALYZE and VACUUM on a connection of its own; nothing on SQLite",
+	"Close":                "closes the pools",
+	"Dialect":              "names the dialect",
+	"Reader":               "returns the reader pool (tests, metrics)",
+	"Writer":               "returns the writer pool (tests, metrics)",
+	"OnInboxChange":        "sets the after-commit hook",
+	"SetTriggerPlanner":    "sets the trigger planner",
+	"SetTriggerWriters":    "sets how many trigger committers run",
+	"TriggerWriters":       "reports how many trigger committers run",
+	"RTT":                  "reports the round trip measured at open",
+	"RememberedRecipients": "counts the trigger recipients planned from memory (tests)",
+	"ListenInbox":          "PostgreSQL's LISTEN of other processes' inbox changes; nothing on SQLite",
+	"ListenJobs":           "PostgreSQL's LISTEN of wake-ups; nothing on SQLite",
+	"Maintain":             "PostgreSQL's ANALYZE and VACUUM on a connection of its own; nothing on SQLite",
 }
 
 // TestEveryWriteTakesTheGate: every method of the store that writes waits

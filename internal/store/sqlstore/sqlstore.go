@@ -48,7 +48,9 @@ type DB struct {
 	gate   *writeGate
 	// triggers gathers concurrent triggers into groups (trigger_group.go).
 	triggers triggerQueue
-	planner  atomic.Pointer[func(ctx context.Context, ps []*store.TriggerParams)]
+	// recipients are the recipients read for earlier trigger groups.
+	recipients recipientCache
+	planner    atomic.Pointer[func(ctx context.Context, ps []*store.TriggerParams)]
 	// realtime is the after-commit hook of inbox changes (realtime.go).
 	realtime realtimeHook
 

@@ -45,6 +45,11 @@ type triggerCall struct {
 	res  store.TriggerResult
 	err  error
 	done chan struct{}
+	// versions are the row versions of the recipients the call was
+	// planned with (recipient_cache.go), nil where the dialect has none;
+	// remembered, whether one of them was not read for this group.
+	versions   *recipientVersions
+	remembered bool
 }
 
 // triggerQueue hands triggers to the committers, started on first use.
@@ -278,13 +283,24 @@ func (db *DB) planGroup(group []*triggerCall) []*triggerCall {
 // their channel preferences for the groups' workflows — one statement per
 // environment from the read pool, while the previous group is being
 // written: the transaction then spends no round trip on them, nor the
-// in-app planner on their preferences. A failed read leaves them to the
-// transaction and the planner.
-func (db *DB) findKnown(calls []*triggerCall) {
+// in-app planner on their preferences. Where the dialect has row versions
+// the recipients read before are remembered (recipient_cache.go) and the
+// versions planned with are kept on the call for the group's statement to
+// check. A failed read leaves them to the transaction and the planner.
+func (db *DB) findKnown(calls []*triggerCall) { db.lookUpKnown(calls, true) }
+
+// lookUpKnown is findKnown, answering from the remembered recipients when
+// remembered is true.
+func (db *DB) lookUpKnown(calls []*triggerCall, remembered bool) {
 	type envIDs struct {
 		ids, workflows []string
 		seenWF         map[string]bool
 	}
+	caching := db.d.rowVersion != ""
+	// Only a group that may be written as one statement, the one that
+	// checks the versions, plans with remembered recipients.
+	remembered = remembered && caching && !slices.ContainsFunc(calls, func(c *triggerCall) bool { return !simpleCandidate(c.p) })
+	hits := map[[2]string]bool{}
 	byEnv := map[string]*envIDs{}
 	var envs []string
 	for _, c := range calls {
@@ -310,12 +326,54 @@ func (db *DB) findKnown(calls []*triggerCall) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), groupTimeout)
 	defer cancel()
+	now := time.Now()
 	found := make(map[string]map[string]store.Subscriber, len(envs))
 	prefs := map[[2]string]map[string]bool{} // (subscriber _id, workflow) → channels
+	ver := &recipientVersions{subs: map[string]int64{}, prefs: map[[2]string]int64{}}
 	for _, env := range envs {
 		e := byEnv[env]
-		if err := db.subscribersWithPreferences(ctx, env, e.ids, e.workflows, found, prefs); err != nil {
+		misses := e.ids
+		if remembered {
+			misses = nil
+			known := found[env]
+			if known == nil {
+				known = map[string]store.Subscriber{}
+				found[env] = known
+			}
+			for _, id := range e.ids {
+				entry := db.recipients.get(env, id, e.workflows, now)
+				if entry == nil {
+					misses = append(misses, id)
+					continue
+				}
+				known[id], ver.subs[entry.sub.ID], hits[[2]string{env, id}] = entry.sub, entry.version, true
+				for wf, row := range entry.prefs {
+					prefs[[2]string{entry.sub.ID, wf}], ver.prefs[[2]string{entry.sub.ID, wf}] = row.channels, row.version
+				}
+			}
+		}
+		if len(misses) == 0 {
+			continue
+		}
+		if err := db.subscribersWithPreferences(ctx, env, misses, e.workflows, found, prefs, ver); err != nil {
 			return
+		}
+		if !caching {
+			continue
+		}
+		for _, id := range misses {
+			s, ok := found[env][id]
+			if !ok {
+				continue
+			}
+			entry := &recipientEntry{sub: s, version: ver.subs[s.ID], prefs: map[string]prefRow{}, read: map[string]bool{}, at: now}
+			for _, wf := range e.workflows {
+				entry.read[wf] = true
+				if ch, ok := prefs[[2]string{s.ID, wf}]; ok {
+					entry.prefs[wf] = prefRow{channels: ch, version: ver.prefs[[2]string{s.ID, wf}]}
+				}
+			}
+			db.recipients.put(env, entry)
 		}
 	}
 	for _, c := range calls {
@@ -325,29 +383,58 @@ func (db *DB) findKnown(calls []*triggerCall) {
 		}
 		mine := make(map[string]store.Subscriber, len(p.Recipients))
 		choices := map[string]store.ChannelChoices{}
+		var v *recipientVersions
+		if caching {
+			v = &recipientVersions{subs: map[string]int64{}, prefs: map[[2]string]int64{}}
+		}
 		for _, r := range p.Recipients {
 			s, ok := found[p.EnvironmentID][r.SubscriberID]
 			if !ok || r.Upsert != nil {
 				continue
 			}
 			mine[r.SubscriberID] = s
+			c.remembered = c.remembered || hits[[2]string{p.EnvironmentID, r.SubscriberID}]
 			ch := store.ChannelChoices{Global: prefs[[2]string{s.ID, ""}], Workflow: prefs[[2]string{s.ID, p.Workflow.ID}]}
 			if ch.Global != nil || ch.Workflow != nil {
 				choices[s.ID] = ch
 			}
+			if v != nil {
+				v.subs[s.ID] = ver.subs[s.ID]
+				for _, wf := range []string{"", p.Workflow.ID} {
+					v.prefs[[2]string{s.ID, wf}] = ver.prefs[[2]string{s.ID, wf}] // 0: none found
+				}
+			}
 		}
-		p.Known, p.KnownChoices = mine, choices
+		p.Known, p.KnownChoices, c.versions = mine, choices, v
 	}
+}
+
+// planAfresh plans calls again from a fresh read of their recipients: the
+// group's statement found a remembered one changed (or a transactionId
+// used), and the transaction that follows must not write what was planned
+// from it.
+func (db *DB) planAfresh(calls []*triggerCall) {
+	db.recipients.drop(calls)
+	db.recipients.afresh.Add(int64(len(calls)))
+	for _, c := range calls {
+		c.p.Known, c.p.KnownChoices, c.p.InApp, c.versions, c.remembered = nil, nil, nil, nil, false
+	}
+	db.lookUpKnown(calls, false)
+	db.plan(calls)
 }
 
 // subscribersWithPreferences reads the subscribers of an environment by
 // subscriberId with their preferences for the workflows ("" is the global
-// one), into found and prefs.
+// one), into found and prefs, and their row versions into ver.
 func (db *DB) subscribersWithPreferences(ctx context.Context, env string, ids, workflows []string,
-	found map[string]map[string]store.Subscriber, prefs map[[2]string]map[string]bool) error {
+	found map[string]map[string]store.Subscriber, prefs map[[2]string]map[string]bool, ver *recipientVersions) error {
 	cols := strings.Split(subscriberCols, ", ")
 	for i := range cols {
 		cols[i] = "s." + strings.TrimSpace(cols[i])
+	}
+	versions := ", 0, 0"
+	if db.d.rowVersion != "" {
+		versions = ", s." + db.d.rowVersion + ", p." + db.d.rowVersion
 	}
 	known := found[env]
 	if known == nil {
@@ -356,24 +443,25 @@ func (db *DB) subscribersWithPreferences(ctx context.Context, env string, ids, w
 	}
 	for start := 0; start < len(ids); start += db.d.rowsPerStatement {
 		a := args{env}
-		q := "SELECT " + strings.Join(cols, ", ") + ", p.workflow_id, p.channels FROM subscribers s" +
+		q := "SELECT " + strings.Join(cols, ", ") + ", p.workflow_id, p.channels" + versions + " FROM subscribers s" +
 			" LEFT JOIN subscriber_preferences p ON p.subscriber_id = s.id AND " + db.inList(&a, "p.workflow_id", workflows) +
 			" WHERE s.environment_id = $1 AND " + db.inList(&a, "s.subscriber_id", ids[start:min(start+db.d.rowsPerStatement, len(ids))]) +
 			" AND s.deleted = false"
 		rows, err := db.r.QueryContext(ctx, q, db.planned(a)...)
 		if err := eachRow(rows, err, func(r rowScanner) error {
 			var wf, channels sql.NullString
-			s, err := scanSubscriber(withExtra{r, []any{&wf, &channels}})
+			var sv, pv sql.NullInt64
+			s, err := scanSubscriber(withExtra{r, []any{&wf, &channels, &sv, &pv}})
 			if err != nil {
 				return err
 			}
-			known[s.SubscriberID] = s
+			known[s.SubscriberID], ver.subs[s.ID] = s, sv.Int64
 			if wf.Valid && channels.Valid {
 				var ch map[string]bool
 				if err := json.Unmarshal([]byte(channels.String), &ch); err != nil {
 					return fmt.Errorf("sqlstore: preference channels: %w", err)
 				}
-				prefs[[2]string{s.ID, wf.String}] = ch
+				prefs[[2]string{s.ID, wf.String}], ver.prefs[[2]string{s.ID, wf.String}] = ch, pv.Int64
 			}
 			return nil
 		}); err != nil {
@@ -433,7 +521,19 @@ func (db *DB) writeTriggers(calls []*triggerCall) (results []store.TriggerResult
 			}
 			return results, err
 		}
-		// A transactionId was used before: the transaction tells which.
+		// A transactionId was used before, or a remembered recipient
+		// changed: the transaction tells which transactionIds.
+	}
+	// What was planned from remembered recipients is planned again from a
+	// fresh read: only the one statement checks their versions.
+	var remembered []*triggerCall
+	for _, c := range calls {
+		if c.remembered {
+			remembered = append(remembered, c)
+		}
+	}
+	if len(remembered) > 0 {
+		db.planAfresh(remembered)
 	}
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
 		results = make([]store.TriggerResult, len(calls))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -34,16 +35,26 @@ func (db *DB) simpleGroup(calls []*triggerCall) bool {
 	}
 	for _, c := range calls {
 		p := c.p
-		if p.Known == nil || len(p.Topics) > 0 || p.Broadcast || p.DigestPlans != nil {
+		if p.Known == nil || !simpleCandidate(p) {
 			return false
 		}
 		for _, r := range p.Recipients {
-			if _, ok := p.Known[r.SubscriberID]; !ok || r.Upsert != nil {
+			if _, ok := p.Known[r.SubscriberID]; !ok {
 				return false
 			}
 		}
 	}
 	return true
+}
+
+// simpleCandidate reports whether a trigger can be part of a simple group
+// once its recipients are found: it upserts no subscriber, places no digest
+// and fans out to no topic.
+func simpleCandidate(p *store.TriggerParams) bool {
+	if len(p.Topics) > 0 || p.Broadcast || p.DigestPlans != nil {
+		return false
+	}
+	return !slices.ContainsFunc(p.Recipients, func(r store.Recipient) bool { return r.Upsert != nil })
 }
 
 // writeSimpleGroup writes a simple group in one statement; ok is false
@@ -85,10 +96,15 @@ func (db *DB) writeSimpleGroup(ctx context.Context, calls []*triggerCall) (resul
 	for i, s := range stmts {
 		ctes = append(ctes, "w"+strconv.Itoa(i)+" AS ("+s+")")
 	}
-	// Division by zero when fewer transactionIds were claimed than sent:
-	// the statement fails, and with it every insert.
+	// Division by zero when fewer transactionIds were claimed than sent, or
+	// when a recipient changed since it was read: the statement fails, and
+	// with it every insert.
+	current, err := db.recipientsCurrent(&a, calls)
+	if err != nil || current == "" {
+		return nil, false, err
+	}
 	stmt := "WITH " + strings.Join(ctes, ", ") + " SELECT 1 / CASE WHEN (SELECT count(*) FROM claimed) = " +
-		a.add(len(calls)) + " THEN 1 ELSE 0 END"
+		a.add(len(calls)) + " AND " + current + " THEN 1 ELSE 0 END"
 	if err := db.gate.acquire(ctx, false); err != nil {
 		return nil, false, err
 	}
@@ -115,4 +131,51 @@ func (db *DB) writeSimpleGroup(ctx context.Context, calls []*triggerCall) (resul
 func isDivisionByZero(err error) bool {
 	var code interface{ SQLState() string }
 	return errors.As(err, &code) && code.SQLState() == "22012"
+}
+
+// recipientsCurrent is a condition that holds when the recipients of calls
+// are as they were read: each subscriber row has the version planned with,
+// and the preference rows of each (subscriber, workflow) pair read are
+// exactly those read. It is empty when the calls were planned from two
+// reads of the same row (the group then takes the transaction).
+func (db *DB) recipientsCurrent(a *args, calls []*triggerCall) (string, error) {
+	var g recipientVersions
+	for _, c := range calls {
+		if c.versions != nil && !g.merge(c.versions) {
+			return "", nil
+		}
+	}
+	cond := "true"
+	if len(g.subs) == 0 {
+		return cond, nil
+	}
+	subs := make([][]any, 0, len(g.subs))
+	for id, v := range g.subs {
+		subs = append(subs, []any{id, v})
+	}
+	src, err := db.d.rowSource(a, subs, []string{"TEXT", "BIGINT"})
+	if err != nil {
+		return "", err
+	}
+	cond += " AND (SELECT count(*) FROM subscribers s JOIN (" + src + ") v (id, version) ON s.id = v.id AND s." +
+		db.d.rowVersion + " = v.version AND s.deleted = false) = " + a.add(len(subs))
+	pairs := make([][]any, 0, len(g.prefs))
+	found := 0
+	for k, v := range g.prefs {
+		pairs = append(pairs, []any{k[0], k[1], v})
+		if v != 0 {
+			found++
+		}
+	}
+	if len(pairs) == 0 {
+		return cond, nil
+	}
+	if src, err = db.d.rowSource(a, pairs, []string{"TEXT", "TEXT", "BIGINT"}); err != nil {
+		return "", err
+	}
+	n := a.add(found)
+	cond += " AND (SELECT count(*) = " + n + " AND count(*) FILTER (WHERE p." + db.d.rowVersion + " = v.version) = " + n +
+		" FROM subscriber_preferences p JOIN (" + src + ") v (subscriber_id, workflow_id, version)" +
+		" ON p.subscriber_id = v.subscriber_id AND p.workflow_id = v.workflow_id)"
+	return cond, nil
 }
