@@ -90,4 +90,3 @@ func TestRememberedRecipientsStayCurrent(t *testing.T) {
 		}
 	})
 }
-
