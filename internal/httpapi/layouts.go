@@ -188,7 +188,7 @@ func (s *Server) layoutUpdate(w http.ResponseWriter, r *http.Request) error {
 }
 
 // readLayoutControls reads controlValues: {email?: {body, editorType}} or
-// null (set, nil: cleared). Other keys are kept as sent.
+// null (set, nil: cleared). Keys other than email are not kept.
 func readLayoutControls(o *object, sb *sandbox.Sandbox) (store.JSON, bool) {
 	raw, ok := o.raw["controlValues"]
 	if !ok {
@@ -203,8 +203,10 @@ func readLayoutControls(o *object, sb *sandbox.Sandbox) (store.JSON, bool) {
 	}
 	email := cv.sub("email")
 	if email == nil {
-		v, _ := o.jsonObject("controlValues", maxDataBytes)
-		return v, v != nil
+		if len(o.errs) > 0 {
+			return nil, false
+		}
+		return store.JSON(`{}`), true
 	}
 	body := email.requiredText("body", maxLayoutBody)
 	if body != "" {
@@ -219,14 +221,7 @@ func readLayoutControls(o *object, sb *sandbox.Sandbox) (store.JSON, bool) {
 	if editor == "" {
 		editor = "block"
 	}
-	var rest map[string]json.RawMessage
-	_ = json.Unmarshal(raw, &rest)
-	rest["email"], _ = json.Marshal(map[string]string{"body": body, "editorType": editor})
-	out, _ := json.Marshal(rest)
-	if len(out) > maxDataBytes+maxLayoutBody {
-		o.errs.add("controlValues", "is too large", nil)
-		return nil, false
-	}
+	out, _ := json.Marshal(map[string]any{"email": map[string]string{"body": body, "editorType": editor}})
 	return out, true
 }
 

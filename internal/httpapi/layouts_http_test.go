@@ -186,6 +186,13 @@ func TestLayoutCRUD(t *testing.T) {
 			"the deleted layout's id left the step's controls")
 		wf = h.call(t, dev, "GET", "/v2/workflows/another", nil, nil).Object(t)
 		require.Equal(t, "main", objects(t, wf["steps"])[0]["controlValues"].(map[string]any)["layoutId"])
+
+		for _, cleared := range []any{nil, map[string]any{"email": nil}} {
+			h.putLayoutBody(t, dev, "weekly-digest", "html", "<html><body>{{content}}</body></html>")
+			res = h.call(t, dev, "PUT", "/v2/layouts/weekly-digest", map[string]any{"name": "W", "controlValues": cleared}, nil)
+			require.Equal(t, 200, res.Status, "%s", res.Raw)
+			require.Equal(t, map[string]any{"values": map[string]any{}}, res.Object(t)["controls"], "cleared by %v", cleared)
+		}
 	})
 }
 
@@ -337,4 +344,16 @@ func TestLayoutTenancy(t *testing.T) {
 		require.NoError(t, json.Unmarshal(after.Raw, &a))
 		require.Equal(t, b, a, "the development layouts are unchanged")
 	})
+}
+
+// layoutSweepFixtures creates the layouts the bad-input sweep names: the
+// default, one to update, one to delete, and a workflow using one.
+func layoutSweepFixtures(t *testing.T, h *harness) {
+	dev := h.authFor(asDev)
+	for _, key := range []string{"sw-layout", "sw-put-layout", "sw-victim-layout"} {
+		h.createLayout(t, dev, map[string]any{"layoutId": key, "name": key})
+	}
+	h.putLayoutBody(t, dev, "sw-layout", "html", "<html><body>{{content}}</body></html>")
+	h.createWorkflow(t, dev, map[string]any{"name": "sw-layout-flow", "workflowId": "sw-layout-flow", "steps": []any{
+		map[string]any{"name": "Mail", "type": "email", "controlValues": map[string]any{"subject": "S", "body": "B", "layoutId": "sw-victim-layout"}}}})
 }
