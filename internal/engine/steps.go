@@ -36,12 +36,18 @@ func (e *Engine) run(ctx context.Context, c store.Claimed, b *batchIntegrations)
 		o.Details = append(o.Details, e.detail(o, "Success", "Internal", why, nil))
 		return o, nil
 	}
-	ctl, err := e.sb.Controls(sandbox.Ordered(step.ControlValues, step.ControlOrder), bindings(c.Subscriber, c.Notification.Payload, digestStep(c.Digest)))
+	vars := bindings(c.Subscriber, c.Notification.Payload, digestStep(c.Digest))
+	ctl, err := e.sb.Controls(sandbox.Ordered(step.ControlValues, step.ControlOrder), vars)
 	if err == nil {
 		err = sandbox.CheckLinks(ctl)
 	}
 	if err != nil {
 		return e.fail(o, "Payload", "Message content could not be generated: "+err.Error()), nil
+	}
+	if step.Type == "email" {
+		if out, ok := e.inLayout(ctx, o, c, step, ctl, vars); !ok {
+			return out, nil
+		}
 	}
 	switch step.Type {
 	case "in_app":

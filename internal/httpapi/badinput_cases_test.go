@@ -74,6 +74,22 @@ var sweepRoutes = []sweepRoute{
 	{pattern: "PUT /v2/workflows/{workflowId}", params: map[string]string{"workflowId": "sw-put-flow"}, bodyEnums: []string{"steps.0.type"},
 		body: `{"name":"Sweep put","workflowId":"sw-put-flow","tags":["x"],"steps":[{"name":"Inbox","type":"in_app","controlValues":{"body":"Hi"}}]}`},
 
+	// Layouts (fixtures: layoutSweepFixtures).
+	{pattern: "POST /v2/layouts", bodyEnums: []string{"__source"},
+		body: `{"layoutId":"sw-layout-#N#","name":"Sweep #N#","isTranslationEnabled":false,"__source":"dashboard"}`},
+	{pattern: "GET /v2/layouts", query: map[string]string{"limit": "10", "offset": "0", "orderBy": "name", "orderDirection": "ASC", "query": "sw"},
+		paging: []string{"limit", "offset"}, enums: []string{"orderBy", "orderDirection"}},
+	{pattern: "GET /v2/layouts/{layoutId}", params: map[string]string{"layoutId": "sw-layout"}},
+	{pattern: "PUT /v2/layouts/{layoutId}", params: map[string]string{"layoutId": "sw-put-layout"}, bodyEnums: []string{"controlValues.email.editorType"},
+		body: `{"name":"Sweep put","isTranslationEnabled":true,"controlValues":{"email":{"body":"<html><body>{{subscriber.firstName}} {{content}}</body></html>","editorType":"html"}}}`},
+	{pattern: "POST /v2/layouts/{layoutId}/duplicate", params: map[string]string{"layoutId": "sw-layout"},
+		body: `{"name":"Sweep copy #N#","layoutId":"sw-copy-#N#","isTranslationEnabled":false}`},
+	{pattern: "POST /v2/layouts/{layoutId}/preview", params: map[string]string{"layoutId": "sw-layout"},
+		body: `{"controlValues":{"email":{"body":"<html><body>{{subscriber.firstName}} {{content}}</body></html>","editorType":"html"}},` +
+			`"previewPayload":{"subscriber":{"firstName":"Sw","data":{"k":[1,2]}}}}`},
+	{pattern: "GET /v2/layouts/{layoutId}/usage", params: map[string]string{"layoutId": "sw-layout"}},
+	{pattern: "DELETE /v2/layouts/{layoutId}", params: map[string]string{"layoutId": "sw-victim-layout"}},
+
 	{pattern: "POST /v1/events/trigger", bodyEnums: []string{"to.2.type"},
 		body: `{"name":"sw-flow","to":[{"subscriberId":"sw-sub","email":"sw@example.com","data":{"k":"v"}},"sw-to-#N#",` +
 			`{"type":"Topic","topicKey":"sw-topic","exclude":["sw-victim"]}],` +

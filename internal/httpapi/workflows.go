@@ -233,6 +233,9 @@ func readWorkflow(o *object, w *store.Workflow, sb *sandbox.Sandbox) {
 			_ = json.Unmarshal(v, &s.ControlValues)
 			s.ControlOrder = keyOrder(v)
 			checkControls(sb, so, s.ControlValues)
+			if s.Type == "email" {
+				checkEmailLayoutID(so, s.ControlValues)
+			}
 		}
 		if prev, ok := old[s.StepID]; ok && prev.Type == s.Type {
 			s.ID = prev.ID // keep the step's identity across updates

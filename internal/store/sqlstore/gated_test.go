@@ -21,6 +21,7 @@ var readOnly = []string{
 	"MessageList", "NotificationGet", "NotificationList", "Ping", "SubscriberGet", "SubscriberGetMany",
 	"SubscriberPreferenceGet", "SubscriberSearch", "SubscriberTopicList", "SubscribersByID", "TopicGet", "TopicList",
 	"TopicMembership", "TopicSubscriptionGet", "TopicSubscriptionList", "WorkflowGet", "WorkflowList",
+	"LayoutGet", "LayoutList", "LayoutUsage",
 }
 
 // notData are the store's methods that touch no tenant data, and why.
@@ -51,6 +52,7 @@ func TestEveryWriteTakesTheGate(t *testing.T) {
 	t.Parallel()
 	f := newGateFixture(t)
 	writes := f.writes()
+	maps.Copy(writes, f.layoutWrites())
 
 	kinds := map[string]string{}
 	for name := range writes {
