@@ -36,7 +36,12 @@ func (e *Engine) run(ctx context.Context, c store.Claimed, b *batchIntegrations)
 		o.Details = append(o.Details, e.detail(o, "Success", "Internal", why, nil))
 		return o, nil
 	}
-	ctl, err := e.sb.Controls(sandbox.Ordered(step.ControlValues, step.ControlOrder), bindings(c.Subscriber, c.Notification.Payload, digestStep(c.Digest)))
+	values, err := Translate(ctx, e.sb, e.tr, store.Scope{OrganizationID: c.Job.OrganizationID, EnvironmentID: c.Job.EnvironmentID},
+		store.TranslationWorkflow, c.Workflow.Key, deref(c.Subscriber.Locale), sandbox.Ordered(step.ControlValues, step.ControlOrder))
+	var ctl map[string]any
+	if err == nil {
+		ctl, err = e.sb.Controls(values, bindings(c.Subscriber, c.Notification.Payload, digestStep(c.Digest)))
+	}
 	if err == nil {
 		err = sandbox.CheckLinks(ctl)
 	}

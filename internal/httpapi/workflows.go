@@ -380,6 +380,11 @@ func (s *Server) workflowDelete(w http.ResponseWriter, r *http.Request) error {
 		ID: wf.ID, Now: s.now()}); err != nil {
 		return err
 	}
+	// Its translations go with it (a new workflow of that workflowId starts without any).
+	if err := s.store.TranslationDelete(r.Context(), &store.TranslationKey{Scope: callerFrom(r.Context()).Scope,
+		ResourceType: store.TranslationWorkflow, ResourceID: wf.Key}); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
 	// 204 without a body, as the established v2 workflow API answers (its
 	// SDK accepts nothing else).
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
