@@ -295,6 +295,13 @@ func TestTranslationOperations(t *testing.T) {
 		refuse(http.StatusNotFound, "GET", "/v2/translations/group/workflow/welcome", nil)
 		require.Equal(t, http.StatusOK, call("GET", "/v2/translations/group/workflow/second", nil).Status)
 
+		// A new workflowId keeps the translations.
+		res = call("PUT", "/v2/workflows/second", map[string]any{"name": "Second", "workflowId": "second-renamed", "steps": stepsOf("in_app")})
+		require.Equal(t, http.StatusOK, res.Status, "%s", res.Raw)
+		require.Equal(t, http.StatusOK, call("GET", "/v2/translations/workflow/second-renamed/it_IT", nil).Status)
+		res = call("PUT", "/v2/workflows/second-renamed", map[string]any{"name": "Second", "workflowId": "second", "steps": stepsOf("in_app")})
+		require.Equal(t, http.StatusOK, res.Status, "%s", res.Raw)
+
 		// Deleting a workflow deletes its translations: a new one of the same
 		// workflowId starts without any.
 		require.Equal(t, http.StatusNoContent, call("DELETE", "/v2/workflows/second", nil).Status)

@@ -356,6 +356,7 @@ func (s *Server) workflowUpdate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	oldKey := wf.Key
 	readWorkflow(o, &wf, s.sandbox)
 	if err := o.errs.err(); err != nil {
 		return err
@@ -366,6 +367,12 @@ func (s *Server) workflowUpdate(w http.ResponseWriter, r *http.Request) error {
 	wf.UpdatedAt = s.now()
 	if err := s.store.WorkflowUpdate(r.Context(), &wf); err != nil {
 		return workflowConflict(err, wf.Key)
+	}
+	if wf.Key != oldKey { // its translations follow a new workflowId
+		if err := s.store.TranslationMove(r.Context(), &store.TranslationKey{Scope: callerFrom(r.Context()).Scope,
+			ResourceType: store.TranslationWorkflow, ResourceID: oldKey}, wf.Key); err != nil {
+			return err
+		}
 	}
 	s.writeJSON(w, http.StatusOK, workflowOut(wf))
 	return nil

@@ -62,6 +62,9 @@ type Translations interface {
 	// TranslationDelete deletes one locale of a resource, or every locale
 	// when k.Locale is ""; ErrNotFound when there was none.
 	TranslationDelete(ctx context.Context, k *TranslationKey) error
+	// TranslationMove gives a resource's translations to its new
+	// identifier (k.ResourceID → to), replacing any the new one had.
+	TranslationMove(ctx context.Context, k *TranslationKey, to string) error
 	// TranslationLocales lists a resource's translations without their
 	// content, by locale.
 	TranslationLocales(ctx context.Context, k *TranslationKey) ([]Translation, error)

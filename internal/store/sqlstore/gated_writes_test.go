@@ -305,6 +305,10 @@ func (f *gateFixture) writes() map[string]gatedWrite {
 				ResourceType: store.TranslationWorkflow, ResourceID: f.wf.Key, Locale: "fr_FR"}, Content: store.JSON(`{"a":"b"}`), Now: f.at})
 			return err
 		}},
+		"TranslationMove": {call: func(ctx context.Context) error {
+			return f.db.TranslationMove(ctx, &store.TranslationKey{Scope: f.scope, ResourceType: store.TranslationWorkflow,
+				ResourceID: f.wf.Key}, "renamed")
+		}},
 		"TranslationDelete": {setup: func(t *testing.T) {
 			_, err := f.db.TranslationUpsert(t.Context(), &store.TranslationUpsertParams{TranslationKey: store.TranslationKey{Scope: f.scope,
 				ResourceType: store.TranslationWorkflow, ResourceID: f.wf.Key, Locale: "de_DE"}, Content: store.JSON(`{}`), Now: f.now()})

@@ -57,6 +57,22 @@ func (db *DB) TranslationDelete(ctx context.Context, k *store.TranslationKey) er
 	return nil
 }
 
+// TranslationMove implements store.Translations, in one transaction.
+func (db *DB) TranslationMove(ctx context.Context, k *store.TranslationKey, to string) error {
+	if to == k.ResourceID {
+		return nil
+	}
+	return db.inTxFn(ctx, func(q querier) error {
+		if _, err := q.ExecContext(ctx, "DELETE FROM translations WHERE environment_id = $1 AND resource_type = $2 AND resource_id = $3",
+			k.EnvironmentID, k.ResourceType, to); err != nil {
+			return err
+		}
+		_, err := q.ExecContext(ctx, "UPDATE translations SET resource_id = $1 WHERE environment_id = $2 AND resource_type = $3"+
+			" AND resource_id = $4", to, k.EnvironmentID, k.ResourceType, k.ResourceID)
+		return err
+	})
+}
+
 // TranslationLocales implements store.Translations.
 func (db *DB) TranslationLocales(ctx context.Context, k *store.TranslationKey) ([]store.Translation, error) {
 	rows, err := db.r.QueryContext(ctx, "SELECT resource_type, resource_id, locale, '', created_at, updated_at"+

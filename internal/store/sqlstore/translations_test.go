@@ -80,6 +80,14 @@ func TestTranslationStore(t *testing.T) {
 		require.Equal(t, "fr_FR", set.DefaultLocale)
 		require.JSONEq(t, `{"hi":"Salut"}`, string(set.Default))
 
+		// A renamed resource keeps its translations.
+		require.NoError(t, db.TranslationMove(ctx, key(tn.A, ""), "welcome-2"))
+		moved, err := db.TranslationLocales(ctx, &store.TranslationKey{Scope: tn.A, ResourceType: store.TranslationWorkflow, ResourceID: "welcome-2"})
+		require.NoError(t, err)
+		require.Len(t, moved, 2)
+		require.NoError(t, db.TranslationMove(ctx, &store.TranslationKey{Scope: tn.A, ResourceType: store.TranslationWorkflow,
+			ResourceID: "welcome-2"}, "welcome"))
+
 		require.NoError(t, db.TranslationDelete(ctx, key(tn.A, "fr_FR")))
 		require.ErrorIs(t, db.TranslationDelete(ctx, key(tn.A, "fr_FR")), store.ErrNotFound)
 		require.NoError(t, db.TranslationDelete(ctx, key(tn.A, "")))
