@@ -171,5 +171,8 @@ func planInApp(ctx context.Context, e *Engine, c store.Claimed) (o *store.JobOut
 		}
 	}()
 	out, _ := e.run(ctx, c, nil)
+	if out.Status == store.JobFailed && out.Error == translationsUnread {
+		return nil // a worker reads them again
+	}
 	return &out
 }

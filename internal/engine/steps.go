@@ -42,7 +42,7 @@ func (e *Engine) run(ctx context.Context, c store.Claimed, b *batchIntegrations)
 	var se *sandbox.Error
 	if err != nil && !errors.As(err, &se) {
 		e.log.ErrorContext(ctx, "reading a step's translations", "err", err)
-		return e.fail(o, "Internal", "The step's translations could not be read"), nil
+		return e.fail(o, "Internal", translationsUnread), nil
 	}
 	var ctl map[string]any
 	if err == nil {

@@ -17,6 +17,10 @@ type TranslationReader interface {
 	TranslationSetFor(ctx context.Context, k *store.TranslationKey) (store.TranslationSet, error)
 }
 
+// translationsUnread is the failure of a step whose translations could
+// not be read (the trigger planner leaves such a step to the workers).
+const translationsUnread = "The step's translations could not be read"
+
 // errNoTranslationReader: values use {{t.key}} and nothing can read the
 // translations (the trigger planner leaves such a step to the workers).
 var errNoTranslationReader = errors.New("engine: translations cannot be read here")
