@@ -251,7 +251,7 @@ func (s *Server) translationGroup(w http.ResponseWriter, r *http.Request) error 
 func (s *Server) translationMasterGet(w http.ResponseWriter, r *http.Request) error {
 	scope := callerFrom(r.Context()).Scope
 	locale := ""
-	if q := r.URL.Query(); q.Has("locale") {
+	if q := r.URL.Query(); q.Get("locale") != "" { // empty: the default
 		l, ok := parseLocale(q.Get("locale"))
 		if !ok {
 			return invalid("locale", localeRule, q.Get("locale"))
