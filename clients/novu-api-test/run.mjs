@@ -12,6 +12,7 @@ import { Novu } from "@novu/api";
 import { ActivityNotificationResponseDto$inboundSchema } from "@novu/api/models/components/activitynotificationresponsedto.js";
 import { SDKValidationError } from "@novu/api/models/errors/sdkvalidationerror.js";
 import { layouts } from "./layouts.mjs";
+import { translations } from "./translations.mjs";
 
 const serverURL = process.env.HERALD_URL;
 const secretKey = process.env.HERALD_API_KEY;
@@ -876,6 +877,7 @@ await step("subscribers.notifications.delete / deleteAll", async () => {
 });
 
 await layouts({ novu, run, step, check });
+await translations({ novu, step, check, run, sleep, CheckError });
 
 log("all @novu/api calls succeeded against Herald");
 

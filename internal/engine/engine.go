@@ -76,6 +76,8 @@ type Engine struct {
 	now  func() time.Time
 	wake chan struct{}
 	sb   *sandbox.Sandbox
+	// tr reads translations ({{t.key}}, translate.go); nil where none can be read.
+	tr TranslationReader
 	// senders keeps a sender per integration.
 	senders *senders
 	// resumedAt (Unix ns, wall clock) is when a worker last looked for
@@ -125,6 +127,9 @@ func New(o Options) *Engine {
 	}
 	o.Delivery.defaults()
 	e := &Engine{o: o, log: o.Logger, now: o.Now, wake: make(chan struct{}, 1), sb: o.Sandbox, inFlight: make(chan struct{}, o.MaxInFlight)}
+	if tr, ok := o.Store.(TranslationReader); ok {
+		e.tr = tr
+	}
 	if e.log == nil {
 		e.log = slog.Default()
 	}

@@ -32,6 +32,7 @@ type TriggerReader interface {
 // there too, never inside it. A recipient left out (or a failed read) keeps
 // a queued job as before.
 func InAppPlanner(sb *sandbox.Sandbox, r TriggerReader) func(ctx context.Context, ps []*store.TriggerParams) {
+	tr, _ := r.(TranslationReader) // the store reads translations too
 	return func(ctx context.Context, ps []*store.TriggerParams) {
 		type wfKey struct{ env, workflow string }
 		ids := map[string][]string{}
@@ -109,7 +110,7 @@ func InAppPlanner(sb *sandbox.Sandbox, r TriggerReader) func(ctx context.Context
 		}
 		for _, p := range ps {
 			if startsInApp(p) {
-				planTrigger(ctx, sb, p, known[p.EnvironmentID], prefs[wfKey{p.EnvironmentID, p.Workflow.ID}])
+				planTrigger(ctx, sb, tr, p, known[p.EnvironmentID], prefs[wfKey{p.EnvironmentID, p.Workflow.ID}])
 			}
 		}
 	}
@@ -120,12 +121,15 @@ func startsInApp(p *store.TriggerParams) bool {
 }
 
 // planTrigger fills p.InApp for the recipients found in known.
-func planTrigger(ctx context.Context, sb *sandbox.Sandbox, p *store.TriggerParams, known map[string]store.Subscriber,
-	prefs map[string]store.ChannelChoices) {
+func planTrigger(ctx context.Context, sb *sandbox.Sandbox, tr TranslationReader, p *store.TriggerParams,
+	known map[string]store.Subscriber, prefs map[string]store.ChannelChoices) {
 	// A one-off engine: the in-app step needs the sandbox and the clock,
 	// and the first attempt is within any bound.
-	e := &Engine{sb: sb, now: func() time.Time { return p.Now }, log: nopLogger, o: Options{MaxAttempts: 1}}
+	e := &Engine{sb: sb, now: func() time.Time { return p.Now }, log: nopLogger, o: Options{MaxAttempts: 1}, tr: tr}
 	step := p.Workflow.Steps[0]
+	if tr == nil && sandbox.HasTranslations(step.ControlValues) {
+		return // the workers read the translations
+	}
 	inApp := make([]*store.JobOutcome, len(p.Recipients))
 	planned := false
 	for i, rcp := range p.Recipients {
@@ -167,5 +171,8 @@ func planInApp(ctx context.Context, e *Engine, c store.Claimed) (o *store.JobOut
 		}
 	}()
 	out, _ := e.run(ctx, c, nil)
+	if out.Status == store.JobFailed && out.Error == translationsUnread {
+		return nil // a worker reads them again
+	}
 	return &out
 }

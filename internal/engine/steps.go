@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/herald-notify/herald/internal/id"
@@ -37,7 +38,17 @@ func (e *Engine) run(ctx context.Context, c store.Claimed, b *batchIntegrations)
 		return o, nil
 	}
 	vars := bindings(c.Subscriber, c.Notification.Payload, digestStep(c.Digest))
-	ctl, err := e.sb.Controls(sandbox.Ordered(step.ControlValues, step.ControlOrder), vars)
+	values, err := Translate(ctx, e.sb, e.tr, store.Scope{OrganizationID: c.Job.OrganizationID, EnvironmentID: c.Job.EnvironmentID},
+		store.TranslationWorkflow, c.Workflow.Key, deref(c.Subscriber.Locale), sandbox.Ordered(step.ControlValues, step.ControlOrder))
+	var se *sandbox.Error
+	if err != nil && !errors.As(err, &se) {
+		e.log.ErrorContext(ctx, "reading a step's translations", "err", err)
+		return e.fail(o, "Internal", translationsUnread), nil
+	}
+	var ctl map[string]any
+	if err == nil {
+		ctl, err = e.sb.Controls(values, vars)
+	}
 	if err == nil {
 		err = sandbox.CheckLinks(ctl)
 	}

@@ -167,6 +167,9 @@ func planTriggerDigest(sb *sandbox.Sandbox, step store.Step, sub store.Subscribe
 			plan = nil
 		}
 	}()
+	if sandbox.HasTranslations(step.ControlValues) {
+		return nil // a worker reads the translations
+	}
 	ctl, err := sb.Controls(sandbox.Ordered(step.ControlValues, step.ControlOrder), bindings(sub, payload, nil))
 	if err != nil {
 		return nil

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net/url"
 	"slices"
@@ -27,6 +28,10 @@ type sweepRoute struct {
 	enums   []string          // enumerated query parameters
 	lists   []string          // list-valued query parameters
 	body    string            // a valid body; "" for none
+	// form is a valid multipart/form-data body (boundary "sweep", sweepForm)
+	// instead of body: the valid, path, query and header variants send it;
+	// the JSON body variants meet its refusal of what is not multipart.
+	form string
 	// bodyEnums are the dotted body paths holding enumerations.
 	bodyEnums []string
 }
@@ -248,6 +253,34 @@ var sweepRoutes = []sweepRoute{
 	{pattern: "GET /socket.io/", query: map[string]string{"token": "not-a-token", "EIO": "4", "transport": "websocket"}},
 	{pattern: "GET /socket.io", query: map[string]string{"token": "not-a-token", "EIO": "4", "transport": "websocket"}},
 	{pattern: "GET /v1/inbox/events", query: map[string]string{"token": "not-a-token"}},
+
+	// Translations; the uploads are multipart (form), their deletes last.
+	{pattern: "POST /v2/translations", bodyEnums: []string{"resourceType"},
+		body: `{"resourceId":"sw-flow","resourceType":"workflow","locale":"en_US","content":{"hello":"Hello","nested":{"k":"v"}}}`},
+	{pattern: "GET /v2/translations/{resourceType}/{resourceId}/{locale}",
+		params: map[string]string{"resourceType": "workflow", "resourceId": "sw-flow", "locale": "en_US"}},
+	{pattern: "GET /v2/translations/group/{resourceType}/{resourceId}", params: map[string]string{"resourceType": "workflow", "resourceId": "sw-flow"}},
+	{pattern: "POST /v2/translations/upload", form: sweepForm(map[string]string{"resourceId": "sw-flow", "resourceType": "workflow"},
+		"files[]", "de_DE.json", `{"hello":"Hallo #N#"}`)},
+	{pattern: "GET /v2/translations/master-json", query: map[string]string{"locale": "en_US"}},
+	{pattern: "POST /v2/translations/master-json",
+		body: `{"locale":"fr_FR","masterJson":{"workflows":{"sw-flow":{"hello":"Bonjour #N#"},"sw-none":{}},"layouts":{"sw-none":{}}}}`},
+	{pattern: "POST /v2/translations/master-json/upload", form: sweepForm(nil, "file", "it_IT.json", `{"workflows":{"sw-flow":{"hello":"Ciao"}}}`)},
+	{pattern: "DELETE /v2/translations/{resourceType}/{resourceId}/{locale}",
+		params: map[string]string{"resourceType": "workflow", "resourceId": "sw-flow", "locale": "de_DE"}},
+	{pattern: "DELETE /v2/translations/{resourceType}/{resourceId}", params: map[string]string{"resourceType": "workflow", "resourceId": "sw-flow"}},
+}
+
+// sweepForm is a multipart/form-data body (boundary "sweep") of fields and one file.
+func sweepForm(fields map[string]string, field, name, content string) string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		fmt.Fprintf(&b, "--sweep\r\nContent-Disposition: form-data; name=%q\r\n\r\n%s\r\n", k, fields[k])
+	}
+	fmt.Fprintf(&b, "--sweep\r\nContent-Disposition: form-data; name=%q; filename=%q\r\nContent-Type: application/json\r\n\r\n%s\r\n",
+		field, name, content)
+	b.WriteString("--sweep--\r\n")
+	return b.String()
 }
 
 func b64JSON(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }

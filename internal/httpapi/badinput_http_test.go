@@ -216,7 +216,20 @@ func (sw *sweep) route(rt sweepRoute) {
 	if rt.body != "" {
 		body = valid
 	}
+	var form map[string]string // a multipart route's Content-Type
+	if rt.form != "" {
+		body, form = []byte(fill(rt.form, sw.vars)), map[string]string{"Content-Type": "multipart/form-data; boundary=sweep"}
+	}
 	send := func(class, name, target string, b []byte, headers map[string]string) {
+		if form != nil {
+			headers = maps.Clone(headers)
+			if headers == nil {
+				headers = map[string]string{}
+			}
+			if _, set := headers["Content-Type"]; !set {
+				maps.Copy(headers, form)
+			}
+		}
 		sw.send(request{class: class, name: rt.pattern + " " + name, method: method, target: target, body: b, headers: headers})
 	}
 	sw.last = sw.fingerprint()
@@ -410,7 +423,7 @@ func (sw *sweep) fail(rq request, res response, format string, args ...any) {
 
 // fingerprint summarizes every table a request may write.
 func (sw *sweep) fingerprint() string {
-	var parts [14]int64
+	var parts [16]int64
 	ptrs := make([]any, len(parts))
 	for i := range parts {
 		ptrs[i] = &parts[i]
@@ -422,7 +435,8 @@ func (sw *sweep) fingerprint() string {
 		(SELECT count(*) FROM workflows), (SELECT coalesce(max(updated_at), 0) FROM workflows),
 		(SELECT count(*) FROM notifications), (SELECT count(*) FROM jobs), (SELECT coalesce(max(updated_at), 0) FROM jobs),
 		(SELECT count(*) FROM messages), (SELECT coalesce(max(updated_at), 0) FROM messages),
-		(SELECT count(*) FROM execution_details), (SELECT count(*) FROM transactions)`).Scan(ptrs...)
+		(SELECT count(*) FROM execution_details), (SELECT count(*) FROM transactions),
+		(SELECT count(*) FROM translations), (SELECT coalesce(max(updated_at), 0) FROM translations)`).Scan(ptrs...)
 	require.NoError(sw.t, err)
 	return fmt.Sprint(parts)
 }

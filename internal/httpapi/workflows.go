@@ -359,6 +359,7 @@ func (s *Server) workflowUpdate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	oldKey := wf.Key
 	readWorkflow(o, &wf, s.sandbox)
 	if err := o.errs.err(); err != nil {
 		return err
@@ -369,6 +370,12 @@ func (s *Server) workflowUpdate(w http.ResponseWriter, r *http.Request) error {
 	wf.UpdatedAt = s.now()
 	if err := s.store.WorkflowUpdate(r.Context(), &wf); err != nil {
 		return workflowConflict(err, wf.Key)
+	}
+	if wf.Key != oldKey { // its translations follow a new workflowId
+		if err := s.store.TranslationMove(r.Context(), &store.TranslationKey{Scope: callerFrom(r.Context()).Scope,
+			ResourceType: store.TranslationWorkflow, ResourceID: oldKey}, wf.Key); err != nil {
+			return err
+		}
 	}
 	s.writeJSON(w, http.StatusOK, workflowOut(wf))
 	return nil
@@ -381,6 +388,11 @@ func (s *Server) workflowDelete(w http.ResponseWriter, r *http.Request) error {
 	}
 	if err := s.store.WorkflowDelete(r.Context(), &store.WorkflowDeleteParams{Scope: callerFrom(r.Context()).Scope,
 		ID: wf.ID, Now: s.now()}); err != nil {
+		return err
+	}
+	// Its translations go with it (a new workflow of that workflowId starts without any).
+	if err := s.store.TranslationDelete(r.Context(), &store.TranslationKey{Scope: callerFrom(r.Context()).Scope,
+		ResourceType: store.TranslationWorkflow, ResourceID: wf.Key}); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
 	// 204 without a body, as the established v2 workflow API answers (its

@@ -39,6 +39,7 @@ type Store interface {
 	Realtime
 	Stats
 	Layouts
+	Translations
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the connections.

@@ -22,6 +22,7 @@ var readOnly = []string{
 	"SubscriberPreferenceGet", "SubscriberSearch", "SubscriberTopicList", "SubscribersByID", "TopicGet", "TopicList",
 	"TopicMembership", "TopicSubscriptionGet", "TopicSubscriptionList", "WorkflowGet", "WorkflowList",
 	"LayoutGet", "LayoutList", "LayoutUsage",
+	"TranslationGet", "TranslationLocales", "TranslationListLocale", "TranslationDefaultLocale", "TranslationSetFor",
 }
 
 // notData are the store's methods that touch no tenant data, and why.

@@ -299,6 +299,25 @@ func (f *gateFixture) writes() map[string]gatedWrite {
 			return f.db.WorkflowDelete(ctx, &store.WorkflowDeleteParams{Scope: f.scope, ID: doomed, Now: f.at})
 		}},
 
+		// Translations.
+		"TranslationUpsert": {call: func(ctx context.Context) error {
+			_, err := f.db.TranslationUpsert(ctx, &store.TranslationUpsertParams{TranslationKey: store.TranslationKey{Scope: f.scope,
+				ResourceType: store.TranslationWorkflow, ResourceID: f.wf.Key, Locale: "fr_FR"}, Content: store.JSON(`{"a":"b"}`), Now: f.at})
+			return err
+		}},
+		"TranslationMove": {call: func(ctx context.Context) error {
+			return f.db.TranslationMove(ctx, &store.TranslationKey{Scope: f.scope, ResourceType: store.TranslationWorkflow,
+				ResourceID: f.wf.Key}, "renamed")
+		}},
+		"TranslationDelete": {setup: func(t *testing.T) {
+			_, err := f.db.TranslationUpsert(t.Context(), &store.TranslationUpsertParams{TranslationKey: store.TranslationKey{Scope: f.scope,
+				ResourceType: store.TranslationWorkflow, ResourceID: f.wf.Key, Locale: "de_DE"}, Content: store.JSON(`{}`), Now: f.now()})
+			require.NoError(t, err)
+		}, call: func(ctx context.Context) error {
+			return f.db.TranslationDelete(ctx, &store.TranslationKey{Scope: f.scope, ResourceType: store.TranslationWorkflow,
+				ResourceID: f.wf.Key, Locale: "de_DE"})
+		}},
+
 		// The pipeline.
 		"Trigger": {call: func(ctx context.Context) error {
 			_, err := f.db.Trigger(ctx, f.trigger(id.New(), false, f.at))
