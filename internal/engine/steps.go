@@ -8,7 +8,6 @@ import (
 	"github.com/herald-notify/herald/internal/id"
 	"github.com/herald-notify/herald/internal/metrics"
 	"github.com/herald-notify/herald/internal/preference"
-	"github.com/herald-notify/herald/internal/sandbox"
 	"github.com/herald-notify/herald/internal/store"
 )
 
@@ -36,10 +35,7 @@ func (e *Engine) run(ctx context.Context, c store.Claimed, b *batchIntegrations)
 		o.Details = append(o.Details, e.detail(o, "Success", "Internal", why, nil))
 		return o, nil
 	}
-	ctl, err := e.sb.Controls(sandbox.Ordered(step.ControlValues, step.ControlOrder), bindings(c.Subscriber, c.Notification.Payload, digestStep(c.Digest)))
-	if err == nil {
-		err = sandbox.CheckLinks(ctl)
-	}
+	ctl, err := RenderStep(e.sb, *step, StepInput{Subscriber: c.Subscriber, Payload: c.Notification.Payload, Digest: c.Digest})
 	if err != nil {
 		return e.fail(o, "Payload", "Message content could not be generated: "+err.Error()), nil
 	}

@@ -263,6 +263,19 @@ func (s *Server) routes() {
 	s.handle("PATCH /v1/inbox/preferences", inboxSession, s.inboxPreferencesPatch)
 	s.handle("PATCH /v1/inbox/preferences/bulk", inboxSession, s.inboxPreferencesBulk)
 	s.handle("PATCH /v1/inbox/preferences/{workflowId}", inboxSession, s.inboxPreferencesWorkflowPatch)
+	// Environments and promotion between them; the rest of the workflow
+	// operations (environments_manage.go, promote.go, workflows_steps.go).
+	s.handle("POST /v1/environments", authenticated, s.environmentCreate)
+	s.handle("PUT /v1/environments/{environmentId}", authenticated, s.environmentUpdate)
+	s.handle("DELETE /v1/environments/{environmentId}", authenticated, s.environmentDelete)
+	s.handle("GET /v2/environments/{environmentId}/tags", authenticated, s.environmentTags)
+	s.handle("POST /v2/environments/{targetEnvironmentId}/diff", authenticated, s.environmentDiff)
+	s.handle("POST /v2/environments/{targetEnvironmentId}/publish", authenticated, s.environmentPublish)
+	s.handle("PATCH /v2/workflows/{workflowId}", authenticated, s.workflowPatch)
+	s.handle("GET /v2/workflows/{workflowId}/steps/{stepId}", authenticated, s.workflowStepGet)
+	s.handle("POST /v2/workflows/{workflowId}/step/{stepId}/preview", authenticated, s.workflowStepPreview)
+	s.handle("PUT /v2/workflows/{workflowId}/sync", authenticated, s.workflowSync)
+
 	s.handle("GET /socket.io/", public, s.socketIO)
 	s.handle("GET /socket.io", public, s.socketIO)
 	s.handle("GET /v1/inbox/events", public, s.inboxEvents)

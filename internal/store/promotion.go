@@ -2,7 +2,9 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"slices"
 	"time"
 )
 
@@ -123,4 +125,35 @@ type Promotion interface {
 	// WorkflowTags returns the distinct non-empty tags of an environment's
 	// workflows, sorted.
 	WorkflowTags(ctx context.Context, scope Scope) ([]string, error)
+}
+
+// PairResources matches two environments' resources by kind and key, in
+// ResourceKinds order then by key: [source, target], nil where absent.
+func PairResources(src, dst []Resource) [][2]*Resource {
+	rank := map[string]int{}
+	for i, k := range ResourceKinds {
+		rank[k] = i
+	}
+	byRef := map[ResourceRef]*[2]*Resource{}
+	var refs []ResourceRef
+	for side, list := range [][]Resource{src, dst} {
+		for i := range list {
+			ref := ResourceRef{Kind: list[i].Kind, Key: list[i].Key}
+			pair, ok := byRef[ref]
+			if !ok {
+				pair = &[2]*Resource{}
+				byRef[ref] = pair
+				refs = append(refs, ref)
+			}
+			pair[side] = &list[i]
+		}
+	}
+	slices.SortFunc(refs, func(a, b ResourceRef) int {
+		return cmp.Or(cmp.Compare(rank[a.Kind], rank[b.Kind]), cmp.Compare(a.Key, b.Key))
+	})
+	out := make([][2]*Resource, len(refs))
+	for i, ref := range refs {
+		out[i] = *byRef[ref]
+	}
+	return out
 }

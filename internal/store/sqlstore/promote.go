@@ -90,7 +90,7 @@ func (db *DB) EnvironmentPublish(ctx context.Context, p *store.PublishParams) ([
 			return err
 		}
 		fault, _ := promoteFaults.Load(p.Target.EnvironmentID)
-		for _, pair := range pairResources(src, dst) {
+		for _, pair := range store.PairResources(src, dst) {
 			s, d := pair[0], pair[1]
 			r := cmp.Or(s, d)
 			ref := store.ResourceRef{Kind: r.Kind, Key: r.Key}
@@ -121,37 +121,6 @@ func (db *DB) EnvironmentPublish(ctx context.Context, p *store.PublishParams) ([
 		return nil, err
 	}
 	return out, nil
-}
-
-// pairResources matches two environments' resources by kind and key, in
-// the order of environmentResources: [source, target], nil where absent.
-func pairResources(src, dst []store.Resource) [][2]*store.Resource {
-	rank := map[string]int{}
-	for i, k := range store.ResourceKinds {
-		rank[k] = i
-	}
-	byRef := map[store.ResourceRef]*[2]*store.Resource{}
-	var refs []store.ResourceRef
-	for side, list := range [][]store.Resource{src, dst} {
-		for i := range list {
-			ref := store.ResourceRef{Kind: list[i].Kind, Key: list[i].Key}
-			pair, ok := byRef[ref]
-			if !ok {
-				pair = &[2]*store.Resource{}
-				byRef[ref] = pair
-				refs = append(refs, ref)
-			}
-			pair[side] = &list[i]
-		}
-	}
-	slices.SortFunc(refs, func(a, b store.ResourceRef) int {
-		return cmp.Or(cmp.Compare(rank[a.Kind], rank[b.Kind]), cmp.Compare(a.Key, b.Key))
-	})
-	out := make([][2]*store.Resource, len(refs))
-	for i, ref := range refs {
-		out[i] = *byRef[ref]
-	}
-	return out
 }
 
 // canonical is v as JSON with sorted keys (nil for a value that does not encode).
