@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -186,8 +187,7 @@ func TestEnvironmentCreateUpdateDelete(t *testing.T) {
 			require.Equal(t, http.StatusBadRequest, res.Status, "%s", res.Raw)
 		}
 		require.Equal(t, http.StatusBadRequest, h.call(t, h.authFor(asDev), "DELETE", "/v1/environments/"+dev, nil, nil).Status)
-		require.Equal(t, http.StatusForbidden, h.call(t, h.authFor(asDev), "DELETE", "/v1/environments/"+staging, nil, nil).Status)
-		del := h.call(t, h.authFor(asSession), "DELETE", "/v1/environments/"+staging, nil, nil)
+		del := h.call(t, h.authFor(asDev), "DELETE", "/v1/environments/"+staging, nil, nil)
 		require.Equal(t, http.StatusOK, del.Status, "%s", del.Raw)
 		require.Empty(t, del.Raw)
 		require.Equal(t, http.StatusUnauthorized, h.call(t, stagingKey, "GET", "/v1/environments/me", nil, nil).Status)
@@ -221,6 +221,25 @@ func TestPromotionAcrossOrganizations(t *testing.T) {
 				require.Equal(t, http.StatusNotFound, res.Status, "%s %s: %s", c.method, c.path, res.Raw)
 			}
 		}
+		// Another environment's workflow is absent for the workflow operations.
+		before := h.call(t, h.authFor(asDev), "GET", "/v2/workflows/secret-flow", nil, nil).Object(t)
+		for _, c := range []struct {
+			method, path string
+			body         any
+		}{
+			{"PATCH", "/v2/workflows/secret-flow", map[string]any{"name": "Mallory"}},
+			{"GET", "/v2/workflows/secret-flow/steps/inbox", nil},
+			{"POST", "/v2/workflows/secret-flow/step/inbox/preview", map[string]any{}},
+			{"PUT", "/v2/workflows/secret-flow/sync", map[string]any{"targetEnvironmentId": dev}},
+		} {
+			res := h.call(t, h.authFor(asProd), c.method, c.path, c.body, nil)
+			requireError(t, res, http.StatusNotFound, c.method, c.path)
+			absent := h.call(t, h.authFor(asProd), c.method, strings.Replace(c.path, "secret-flow", "no-such-flow", 1), c.body, nil)
+			require.Equal(t, stripVolatile(t, absent, "no-such-flow"), stripVolatile(t, res, "secret-flow"),
+				"%s %s answers as for a workflow that exists nowhere", c.method, c.path)
+		}
+		require.Equal(t, before, h.call(t, h.authFor(asDev), "GET", "/v2/workflows/secret-flow", nil, nil).Object(t))
+
 		var n int
 		require.NoError(t, h.DB.Reader().QueryRowContext(context.Background(),
 			"SELECT count(*) FROM workflows WHERE environment_id = $1", foreign).Scan(&n))

@@ -14,8 +14,9 @@ import (
 
 // POST /v1/environments, PUT and DELETE /v1/environments/{environmentId},
 // GET /v2/environments/{environmentId}/tags. Herald's API keys are the
-// organization's credentials, but a key changes only its own environment's
-// settings: another environment's are a dashboard session's to change (403).
+// organization's credentials: any may create or delete an environment, but a
+// key changes only its own environment's settings — another environment's
+// are a dashboard session's to change (403).
 
 // protectedEnvironments cannot be deleted or renamed: every organization
 // has them, and Herald finds them by name (the CLI's --environment, type).
@@ -198,9 +199,11 @@ func (s *Server) environmentUpdate(w http.ResponseWriter, r *http.Request) error
 
 // environmentDelete serves DELETE /v1/environments/{environmentId}: its
 // API keys stop working, its integrations are removed, its other data is
-// kept but unreachable. Development and production are protected (400).
+// kept but unreachable. Any key or session of the organization may delete
+// an environment (as any may create one); development and production are
+// protected (400).
 func (s *Server) environmentDelete(w http.ResponseWriter, r *http.Request) error {
-	env, err := s.settableEnvironment(r)
+	env, err := s.orgEnvironment(r, r.PathValue("environmentId"), false)
 	if err != nil {
 		return err
 	}
