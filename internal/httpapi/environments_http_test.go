@@ -177,6 +177,9 @@ func TestEnvironmentCreateUpdateDelete(t *testing.T) {
 		require.Equal(t, http.StatusOK, put.Status, "%s", put.Raw)
 		require.Equal(t, "QA", put.Object(t)["name"])
 		require.Equal(t, http.StatusForbidden, h.call(t, h.authFor(asDev), "PUT", "/v1/environments/"+staging, map[string]any{"name": "X"}, nil).Status)
+		bySession := h.call(t, h.authFor(asSession), "PUT", "/v1/environments/"+staging, map[string]any{"color": "#ffffff"}, nil)
+		require.Equal(t, http.StatusOK, bySession.Status, "%s", bySession.Raw)
+		require.Equal(t, "QA", bySession.Object(t)["name"], "only the fields sent change")
 		require.Equal(t, http.StatusBadRequest, h.call(t, h.authFor(asDev), "PUT", "/v1/environments/"+dev, map[string]any{"name": "dev2"}, nil).Status)
 		require.Equal(t, http.StatusConflict, h.call(t, stagingKey, "PUT", "/v1/environments/"+staging,
 			map[string]any{"name": "production"}, nil).Status)
@@ -319,5 +322,25 @@ func TestWorkflowStepAndPreview(t *testing.T) {
 		require.Equal(t, wf["steps"], patched["steps"])
 		require.Equal(t, http.StatusUnprocessableEntity, h.call(t, h.authFor(asDev), "PATCH", "/v2/workflows/preview",
 			map[string]any{"active": "yes", "name": ""}, nil).Status)
+	})
+}
+
+// TestEnvironmentCreateReplayIsSealed: the new environment's key, in an
+// API-key caller's idempotent answer, is stored sealed and replayed whole.
+func TestEnvironmentCreateReplayIsSealed(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, h *harness) {
+		body := map[string]any{"name": "sealed"}
+		first := h.call(t, h.authFor(asDev), "POST", "/v1/environments", body, map[string]string{"Idempotency-Key": "env-create-1"})
+		require.Equal(t, http.StatusCreated, first.Status, "%s", first.Raw)
+		key := objects(t, first.Object(t)["apiKeys"])[0]["key"].(string)
+		var stored []byte
+		require.NoError(t, h.DB.Reader().QueryRowContext(context.Background(),
+			"SELECT body FROM idempotency_keys WHERE idem_key = 'env-create-1'").Scan(&stored))
+		require.NotEmpty(t, stored)
+		require.NotContains(t, string(stored), key)
+		again := h.call(t, h.authFor(asDev), "POST", "/v1/environments", body, map[string]string{"Idempotency-Key": "env-create-1"})
+		require.Equal(t, "true", again.Header.Get("Idempotency-Replay"))
+		require.JSONEq(t, string(first.Raw), string(again.Raw))
 	})
 }
