@@ -410,11 +410,10 @@ func (s *Server) workflowSync(w http.ResponseWriter, r *http.Request) error {
 	if err := o.errs.err(); err != nil {
 		return err
 	}
-	p, err := s.readPromotion(r, target, nil)
-	var api *apiError
-	if errors.As(err, &api) && api.status == http.StatusBadRequest {
+	if target == callerFrom(r.Context()).EnvironmentID {
 		return errorf(http.StatusBadRequest, "Cannot sync workflow to the same environment")
 	}
+	p, err := s.readPromotion(r, target, nil)
 	if err != nil {
 		return err
 	}
