@@ -13,6 +13,7 @@ import { ActivityNotificationResponseDto$inboundSchema } from "@novu/api/models/
 import { SDKValidationError } from "@novu/api/models/errors/sdkvalidationerror.js";
 import { layouts } from "./layouts.mjs";
 import { translations } from "./translations.mjs";
+import { environments } from "./environments.mjs";
 
 const serverURL = process.env.HERALD_URL;
 const secretKey = process.env.HERALD_API_KEY;
@@ -878,6 +879,7 @@ await step("subscribers.notifications.delete / deleteAll", async () => {
 
 await layouts({ novu, run, step, check });
 await translations({ novu, step, check, run, sleep, CheckError });
+await environments({ novu, serverURL, step, check, run });
 
 log("all @novu/api calls succeeded against Herald");
 

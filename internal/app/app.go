@@ -14,10 +14,10 @@ import (
 
 	"github.com/herald-notify/herald/internal/config"
 	"github.com/herald-notify/herald/internal/id"
-	"github.com/herald-notify/herald/internal/provider"
 	"github.com/herald-notify/herald/internal/secret"
 	"github.com/herald-notify/herald/internal/store"
 	"github.com/herald-notify/herald/internal/store/sqlstore"
+	"github.com/herald-notify/herald/internal/tenant"
 )
 
 // App is an opened Herald: its store and keys.
@@ -236,20 +236,18 @@ func (a *App) Bootstrap(ctx context.Context) (*FirstStart, error) {
 		Owner:        store.Member{ID: id.New(), OrganizationID: org.ID, Email: "owner@localhost", Role: "owner", CreatedAt: now},
 	}
 	fs := &FirstStart{Keys: map[string]string{}}
+	parent := "" // production is made from development
 	for _, name := range firstEnvironments {
-		env := store.Environment{ID: id.New(), OrganizationID: org.ID, Name: name, Identifier: secret.NewApplicationIdentifier(), CreatedAt: now}
 		key := secret.NewAPIKey()
 		if name == "development" && a.Config.APIKey != "" {
 			key = a.Config.APIKey
 		}
 		fs.Keys[name] = key
-		p.Environments = append(p.Environments, env)
-		p.APIKeys = append(p.APIKeys, NewKeyRecord(env.ID, key, now))
-		p.Integrations = append(p.Integrations, store.Integration{
-			ID: id.New(), OrganizationID: org.ID, EnvironmentID: env.ID, ProviderID: provider.InAppProvider,
-			Channel: string(provider.InApp), Kind: string(provider.Delivery), Name: "Herald Inbox",
-			Identifier: "herald-inbox", Active: true, Primary: true, CreatedAt: now, UpdatedAt: now,
-		})
+		env := tenant.NewEnvironment(org.ID, name, parent, key, now)
+		parent = env.Environment.ID
+		p.Environments = append(p.Environments, env.Environment)
+		p.APIKeys = append(p.APIKeys, env.APIKeys...)
+		p.Integrations = append(p.Integrations, env.Integrations...)
 	}
 	created, err := a.Store.Bootstrap(ctx, &p)
 	if err != nil || !created {
@@ -258,10 +256,7 @@ func (a *App) Bootstrap(ctx context.Context) (*FirstStart, error) {
 	return fs, nil
 }
 
-// NewKeyRecord is the stored form of a new API key: its hash, and the key
-// itself for the store to keep encrypted (it checks inbox subscriberHash
-// values).
+// NewKeyRecord is the stored form of a new API key (tenant.NewKeyRecord).
 func NewKeyRecord(environmentID, key string, now time.Time) store.APIKey {
-	return store.APIKey{ID: id.New(), EnvironmentID: environmentID, Hash: secret.HashAPIKey(key), Prefix: key[:min(len(key), 7)],
-		Key: key, CreatedAt: now}
+	return tenant.NewKeyRecord(environmentID, key, now)
 }

@@ -37,9 +37,10 @@ func (e *Engine) run(ctx context.Context, c store.Claimed, b *batchIntegrations)
 		o.Details = append(o.Details, e.detail(o, "Success", "Internal", why, nil))
 		return o, nil
 	}
-	vars := bindings(c.Subscriber, c.Notification.Payload, digestStep(c.Digest))
+	in := StepInput{Subscriber: c.Subscriber, Payload: c.Notification.Payload, Digest: c.Digest}
+	vars := in.Vars()
 	values, err := Translate(ctx, e.sb, e.tr, store.Scope{OrganizationID: c.Job.OrganizationID, EnvironmentID: c.Job.EnvironmentID},
-		store.TranslationWorkflow, c.Workflow.Key, deref(c.Subscriber.Locale), sandbox.Ordered(step.ControlValues, step.ControlOrder))
+		store.TranslationWorkflow, c.Workflow.Key, deref(c.Subscriber.Locale), StepValues(*step))
 	var se *sandbox.Error
 	if err != nil && !errors.As(err, &se) {
 		e.log.ErrorContext(ctx, "reading a step's translations", "err", err)
@@ -47,10 +48,7 @@ func (e *Engine) run(ctx context.Context, c store.Claimed, b *batchIntegrations)
 	}
 	var ctl map[string]any
 	if err == nil {
-		ctl, err = e.sb.Controls(values, vars)
-	}
-	if err == nil {
-		err = sandbox.CheckLinks(ctl)
+		ctl, err = RenderStep(e.sb, values, vars)
 	}
 	if err != nil {
 		return e.fail(o, "Payload", "Message content could not be generated: "+err.Error()), nil

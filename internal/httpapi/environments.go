@@ -17,6 +17,11 @@ type environmentJSON struct {
 	OrganizationID string  `json:"_organizationId"`
 	Identifier     string  `json:"identifier"`
 	Type           *string `json:"type"`
+	ParentID       string  `json:"_parentId,omitempty"`
+	Color          string  `json:"color,omitempty"`
+	// APIKeys holds the key of an environment just created, in the answer
+	// of its creation only.
+	APIKeys []apiKeyJSON `json:"apiKeys,omitempty"`
 }
 
 // environmentTypes are the types the established service gives its two
@@ -24,7 +29,8 @@ type environmentJSON struct {
 var environmentTypes = map[string]string{"development": "dev", "production": "prod"}
 
 func environmentOut(e store.Environment) environmentJSON {
-	out := environmentJSON{ID: e.ID, Name: e.Name, OrganizationID: e.OrganizationID, Identifier: e.Identifier}
+	out := environmentJSON{ID: e.ID, Name: e.Name, OrganizationID: e.OrganizationID, Identifier: e.Identifier, ParentID: e.ParentID,
+		Color: e.Color}
 	if t, ok := environmentTypes[e.Name]; ok {
 		out.Type = &t
 	}

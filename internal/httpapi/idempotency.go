@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/herald-notify/herald/internal/store"
@@ -86,6 +87,10 @@ func canonicalJSON(body []byte) []byte {
 	return out
 }
 
+// sealedAnswer begins the stored answer of an API-key caller that carries
+// a secret (secretAnswer), sealed; a JSON answer never begins so.
+const sealedAnswer = "sealed:"
+
 // idempotent runs h at most once per (environment, key): a repeat replays the
 // stored response, a different request under the same key is a 422, and a
 // repeat while the first still runs is a 409. A key whose request failed
@@ -123,6 +128,8 @@ func (s *Server) idempotent(w *recorder, r *http.Request, c caller, key string, 
 	stored := w.body.Bytes()
 	if c.Session {
 		stored = []byte(s.keys.Seal(stored))
+	} else if w.secret {
+		stored = []byte(sealedAnswer + s.keys.Seal(stored))
 	}
 	if err := s.store.IdempotencyFinish(ctx, &store.IdempotencyFinishParams{Scope: c.Scope, Key: key,
 		Status: w.status, Body: stored}); err != nil {
@@ -142,9 +149,12 @@ func (s *Server) replay(w *recorder, c caller, key, hash string, rec store.Idemp
 		return e
 	}
 	body := rec.Body
-	if c.Session {
+	if sealed, ok := strings.CutPrefix(string(rec.Body), sealedAnswer); c.Session || ok {
+		if !ok {
+			sealed = string(rec.Body)
+		}
 		var err error
-		if body, err = s.keys.Open(string(rec.Body)); err != nil {
+		if body, err = s.keys.Open(sealed); err != nil {
 			return fmt.Errorf("opening an idempotent response: %w", err)
 		}
 	}

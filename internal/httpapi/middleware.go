@@ -44,6 +44,16 @@ type recorder struct {
 	status  int
 	capture bool
 	body    bytes.Buffer
+	// secret says the answer carries a secret (a new API key): an
+	// idempotent replay of it is kept sealed at rest.
+	secret bool
+}
+
+// secretAnswer marks the answer being written as one that carries a secret.
+func secretAnswer(w http.ResponseWriter) {
+	if rec, ok := w.(*recorder); ok {
+		rec.secret = true
+	}
 }
 
 func (r *recorder) WriteHeader(status int) {

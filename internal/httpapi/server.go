@@ -281,6 +281,19 @@ func (s *Server) routes() {
 	s.handle("GET /v2/translations/master-json", authenticated, s.translationMasterGet)
 	s.handle("POST /v2/translations/master-json", authenticated, s.translationMasterImport)
 	s.handle("POST /v2/translations/master-json/upload", authenticated, s.translationMasterUpload)
+	// Environments and promotion between them; the rest of the workflow
+	// operations (environments_manage.go, promote.go, workflows_steps.go).
+	s.handle("POST /v1/environments", authenticated, s.environmentCreate)
+	s.handle("PUT /v1/environments/{environmentId}", authenticated, s.environmentUpdate)
+	s.handle("DELETE /v1/environments/{environmentId}", authenticated, s.environmentDelete)
+	s.handle("GET /v2/environments/{environmentId}/tags", authenticated, s.environmentTags)
+	s.handle("POST /v2/environments/{targetEnvironmentId}/diff", authenticated, s.environmentDiff)
+	s.handle("POST /v2/environments/{targetEnvironmentId}/publish", authenticated, s.environmentPublish)
+	s.handle("PATCH /v2/workflows/{workflowId}", authenticated, s.workflowPatch)
+	s.handle("GET /v2/workflows/{workflowId}/steps/{stepId}", authenticated, s.workflowStepGet)
+	s.handle("POST /v2/workflows/{workflowId}/step/{stepId}/preview", authenticated, s.workflowStepPreview)
+	s.handle("PUT /v2/workflows/{workflowId}/sync", authenticated, s.workflowSync)
+
 	s.handle("GET /socket.io/", public, s.socketIO)
 	s.handle("GET /socket.io", public, s.socketIO)
 	s.handle("GET /v1/inbox/events", public, s.inboxEvents)

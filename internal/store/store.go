@@ -40,6 +40,7 @@ type Store interface {
 	Stats
 	Layouts
 	Translations
+	Promotion
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the connections.
@@ -65,7 +66,12 @@ type Environment struct {
 	// InboxHMACDisabled lets inbox sessions open without a subscriberHash
 	// (local development only; off by default).
 	InboxHMACDisabled bool
-	CreatedAt         time.Time
+	// ParentID is the environment this one was made from ("" for none):
+	// production's is development.
+	ParentID string
+	// Color is the colour the dashboard shows it in ("" for none).
+	Color     string
+	CreatedAt time.Time
 }
 
 // Member is a person of an organization (a dashboard user).
@@ -99,6 +105,10 @@ type APIKey struct {
 type EnvironmentUpdateParams struct {
 	ID                string
 	InboxHMACDisabled *bool
+	Name              *string
+	Identifier        *string
+	ParentID          *string
+	Color             *string
 }
 
 // APIKeyRevokeParams names the key to revoke in its environment.

@@ -13,7 +13,7 @@ import (
 // Environments: the tenant boundary, with the public application
 // identifier of the inbox clients and the keys that sign their sessions.
 
-const environmentCols = "id, organization_id, name, identifier, inbox_hmac_disabled, created_at"
+const environmentCols = "id, organization_id, name, identifier, inbox_hmac_disabled, parent_id, color, created_at"
 
 // environmentColsOf is environmentCols of the table aliased alias.
 func environmentColsOf(alias string) string {
@@ -28,16 +28,17 @@ func environmentColsOf(alias string) string {
 type environmentRow struct {
 	e          store.Environment
 	identifier sql.NullString // NULL only for rows written around the store (tests)
+	parent     sql.NullString
 	created    int64
 }
 
 func (r *environmentRow) dest() []any {
-	return []any{&r.e.ID, &r.e.OrganizationID, &r.e.Name, &r.identifier, &r.e.InboxHMACDisabled, &r.created}
+	return []any{&r.e.ID, &r.e.OrganizationID, &r.e.Name, &r.identifier, &r.e.InboxHMACDisabled, &r.parent, &r.e.Color, &r.created}
 }
 
 func (r *environmentRow) environment() store.Environment {
 	e := r.e
-	e.Identifier, e.CreatedAt = r.identifier.String, fromMS(r.created)
+	e.Identifier, e.ParentID, e.CreatedAt = r.identifier.String, r.parent.String, fromMS(r.created)
 	return e
 }
 
@@ -53,30 +54,35 @@ func environmentInsert(ctx context.Context, tx *sql.Tx, e *store.Environment) er
 	if e.Identifier == "" {
 		e.Identifier = secret.NewApplicationIdentifier()
 	}
-	_, err := tx.ExecContext(ctx, "INSERT INTO environments (id, organization_id, name, identifier, inbox_hmac_disabled, created_at)"+
-		" VALUES ($1, $2, $3, $4, $5, $6)", e.ID, e.OrganizationID, e.Name, e.Identifier, e.InboxHMACDisabled, ms(e.CreatedAt))
+	var parent any
+	if e.ParentID != "" {
+		parent = e.ParentID
+	}
+	_, err := tx.ExecContext(ctx, "INSERT INTO environments (id, organization_id, name, identifier, inbox_hmac_disabled, parent_id, color,"+
+		" created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)", e.ID, e.OrganizationID, e.Name, e.Identifier, e.InboxHMACDisabled,
+		parent, e.Color, ms(e.CreatedAt))
 	return err
 }
 
 // EnvironmentGetByName implements store.Tenancy.
 func (db *DB) EnvironmentGetByName(ctx context.Context, name string) (store.Environment, error) {
 	return scanEnvironment(db.r.QueryRowContext(ctx, "SELECT "+environmentCols+
-		" FROM environments WHERE name = $1 ORDER BY created_at, id LIMIT 1", name))
+		" FROM environments WHERE name = $1 AND deleted_at IS NULL ORDER BY created_at, id LIMIT 1", name))
 }
 
 // EnvironmentGetByID implements store.Tenancy.
 func (db *DB) EnvironmentGetByID(ctx context.Context, id string) (store.Environment, error) {
-	return scanEnvironment(db.r.QueryRowContext(ctx, "SELECT "+environmentCols+" FROM environments WHERE id = $1", id))
+	return scanEnvironment(db.r.QueryRowContext(ctx, "SELECT "+environmentCols+" FROM environments WHERE id = $1 AND deleted_at IS NULL", id))
 }
 
 // EnvironmentGetByIdentifier implements store.Tenancy.
 func (db *DB) EnvironmentGetByIdentifier(ctx context.Context, identifier string) (store.Environment, error) {
-	return scanEnvironment(db.r.QueryRowContext(ctx, "SELECT "+environmentCols+" FROM environments WHERE identifier = $1", identifier))
+	return scanEnvironment(db.r.QueryRowContext(ctx, "SELECT "+environmentCols+" FROM environments WHERE identifier = $1 AND deleted_at IS NULL", identifier))
 }
 
 // EnvironmentList implements store.Tenancy.
 func (db *DB) EnvironmentList(ctx context.Context, organizationID string) ([]store.Environment, error) {
-	rows, err := db.r.QueryContext(ctx, "SELECT "+environmentCols+" FROM environments WHERE organization_id = $1 ORDER BY created_at, id",
+	rows, err := db.r.QueryContext(ctx, "SELECT "+environmentCols+" FROM environments WHERE organization_id = $1 AND deleted_at IS NULL ORDER BY created_at, id",
 		organizationID)
 	out, err := scanAll(rows, err, scanEnvironment)
 	if err != nil {
@@ -85,11 +91,36 @@ func (db *DB) EnvironmentList(ctx context.Context, organizationID string) ([]sto
 	return out, nil
 }
 
-// EnvironmentUpdate implements store.Tenancy.
+// EnvironmentUpdate implements store.Tenancy. A name or identifier taken
+// by another environment is ErrConflict.
 func (db *DB) EnvironmentUpdate(ctx context.Context, p *store.EnvironmentUpdateParams) (store.Environment, error) {
 	defer db.keys.clear() // the cached keys carry their environment
+	var a args
+	var set []string
 	if p.InboxHMACDisabled != nil {
-		res, err := db.exec(ctx, "UPDATE environments SET inbox_hmac_disabled = $1 WHERE id = $2", *p.InboxHMACDisabled, p.ID)
+		set = append(set, "inbox_hmac_disabled = "+a.add(*p.InboxHMACDisabled))
+	}
+	for _, f := range []struct {
+		col string
+		v   *string
+	}{{"name", p.Name}, {"identifier", p.Identifier}, {"color", p.Color}} {
+		if f.v != nil {
+			set = append(set, f.col+" = "+a.add(*f.v))
+		}
+	}
+	if p.ParentID != nil {
+		var parent any
+		if *p.ParentID != "" {
+			parent = *p.ParentID
+		}
+		set = append(set, "parent_id = "+a.add(parent))
+	}
+	if len(set) > 0 {
+		res, err := db.exec(ctx, "UPDATE environments SET "+strings.Join(set, ", ")+" WHERE id = "+a.add(p.ID)+
+			" AND deleted_at IS NULL", a...)
+		if db.d.unique(err) {
+			return store.Environment{}, store.ErrConflict
+		}
 		if err != nil {
 			return store.Environment{}, fmt.Errorf("sqlstore: updating an environment: %w", err)
 		}
@@ -97,7 +128,7 @@ func (db *DB) EnvironmentUpdate(ctx context.Context, p *store.EnvironmentUpdateP
 			return store.Environment{}, store.ErrNotFound
 		}
 	}
-	return scanEnvironment(db.w.QueryRowContext(ctx, "SELECT "+environmentCols+" FROM environments WHERE id = $1", p.ID))
+	return scanEnvironment(db.w.QueryRowContext(ctx, "SELECT "+environmentCols+" FROM environments WHERE id = $1 AND deleted_at IS NULL", p.ID))
 }
 
 // APIKeyKeepCopy implements store.Tenancy.

@@ -23,6 +23,7 @@ var readOnly = []string{
 	"TopicMembership", "TopicSubscriptionGet", "TopicSubscriptionList", "WorkflowGet", "WorkflowList",
 	"LayoutGet", "LayoutList", "LayoutUsage",
 	"TranslationGet", "TranslationLocales", "TranslationListLocale", "TranslationDefaultLocale", "TranslationSetFor",
+	"EnvironmentResources", "WorkflowTags",
 }
 
 // notData are the store's methods that touch no tenant data, and why.

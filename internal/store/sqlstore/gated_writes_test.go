@@ -279,6 +279,28 @@ func (f *gateFixture) writes() map[string]gatedWrite {
 		"IdempotencyAbandon": {call: func(ctx context.Context) error { return f.db.IdempotencyAbandon(ctx, f.scope, "key") }},
 		"IdempotencyPurge":   {call: func(ctx context.Context) error { _, err := f.db.IdempotencyPurge(ctx, f.at); return err }},
 
+		// Promotion.
+		"EnvironmentCreate": {call: func(ctx context.Context) error {
+			return f.db.EnvironmentCreate(ctx, &store.EnvironmentCreateParams{Environment: store.Environment{ID: id.New(),
+				OrganizationID: f.scope.OrganizationID, Name: "staging", CreatedAt: f.at}})
+		}},
+		"EnvironmentDelete": {setup: func(t *testing.T) {
+			doomed = id.New()
+			require.NoError(t, f.db.EnvironmentCreate(t.Context(), &store.EnvironmentCreateParams{Environment: store.Environment{ID: doomed,
+				OrganizationID: f.scope.OrganizationID, Name: "doomed", CreatedAt: f.at}}))
+		}, call: func(ctx context.Context) error {
+			return f.db.EnvironmentDelete(ctx, &store.EnvironmentDeleteParams{OrganizationID: f.scope.OrganizationID, ID: doomed, Now: f.at})
+		}},
+		"EnvironmentPublish": {setup: func(t *testing.T) {
+			doomed = id.New()
+			require.NoError(t, f.db.EnvironmentCreate(t.Context(), &store.EnvironmentCreateParams{Environment: store.Environment{ID: doomed,
+				OrganizationID: f.scope.OrganizationID, Name: "target", CreatedAt: f.at}}))
+		}, call: func(ctx context.Context) error {
+			_, err := f.db.EnvironmentPublish(ctx, &store.PublishParams{Source: f.scope,
+				Target: store.Scope{OrganizationID: f.scope.OrganizationID, EnvironmentID: doomed}, Now: f.at})
+			return err
+		}},
+
 		// Workflows.
 		"WorkflowCreate": {call: func(ctx context.Context) error {
 			wf := f.wf

@@ -119,7 +119,8 @@ func (db *DB) APIKeyGetByHash(ctx context.Context, hash string) (store.APIKey, s
 func (db *DB) apiKeyGetByHash(ctx context.Context, hash string) (store.APIKey, store.Environment, error) {
 	var e environmentRow
 	k, err := scanAPIKey(db.r.QueryRowContext(ctx, "SELECT "+apiKeyCols+", "+environmentColsOf("e")+
-		" FROM api_keys k JOIN environments e ON e.id = k.environment_id WHERE k.hash = $1 AND k.revoked_at IS NULL", hash),
+		" FROM api_keys k JOIN environments e ON e.id = k.environment_id WHERE k.hash = $1 AND k.revoked_at IS NULL"+
+		" AND e.deleted_at IS NULL", hash),
 		e.dest()...)
 	return k, e.environment(), err
 }

@@ -52,7 +52,11 @@ func marshalText(v any, empty string) string {
 // WorkflowCreate implements store.Workflows.
 func (db *DB) WorkflowCreate(ctx context.Context, w *store.Workflow) error {
 	defer db.workflows.clear()
-	_, err := db.exec(ctx, "INSERT INTO workflows ("+workflowCols+") VALUES"+
+	return db.gated(ctx, func(q querier) error { return db.workflowInsert(ctx, q, w) })
+}
+
+func (db *DB) workflowInsert(ctx context.Context, q querier, w *store.Workflow) error {
+	_, err := q.ExecContext(ctx, "INSERT INTO workflows ("+workflowCols+") VALUES"+
 		" ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
 		w.ID, w.OrganizationID, w.EnvironmentID, w.Key, w.Name, w.Description, marshalText(w.Tags, "[]"), w.Active,
 		w.Critical, w.Severity, orJSON(w.Preferences, "{}"), nullJSON(w.PayloadSchema), marshalText(w.Steps, "[]"),
@@ -111,7 +115,11 @@ func (db *DB) WorkflowList(ctx context.Context, p *store.WorkflowListParams) ([]
 // WorkflowUpdate implements store.Workflows.
 func (db *DB) WorkflowUpdate(ctx context.Context, w *store.Workflow) error {
 	defer db.workflows.clear()
-	res, err := db.exec(ctx, "UPDATE workflows SET workflow_key = $1, name = $2, description = $3, tags = $4,"+
+	return db.gated(ctx, func(q querier) error { return db.workflowWrite(ctx, q, w) })
+}
+
+func (db *DB) workflowWrite(ctx context.Context, q querier, w *store.Workflow) error {
+	res, err := q.ExecContext(ctx, "UPDATE workflows SET workflow_key = $1, name = $2, description = $3, tags = $4,"+
 		" active = $5, critical = $6, severity = $7, preferences = $8, payload_schema = $9, steps = $10, updated_at = $11"+
 		" WHERE environment_id = $12 AND id = $13 AND deleted = false",
 		w.Key, w.Name, w.Description, marshalText(w.Tags, "[]"), w.Active, w.Critical, w.Severity,
