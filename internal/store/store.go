@@ -38,6 +38,8 @@ type Store interface {
 	Preferences
 	Realtime
 	Stats
+	EnvironmentVariables
+	Contexts
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the connections.

@@ -21,6 +21,7 @@ var readOnly = []string{
 	"MessageList", "NotificationGet", "NotificationList", "Ping", "SubscriberGet", "SubscriberGetMany",
 	"SubscriberPreferenceGet", "SubscriberSearch", "SubscriberTopicList", "SubscribersByID", "TopicGet", "TopicList",
 	"TopicMembership", "TopicSubscriptionGet", "TopicSubscriptionList", "WorkflowGet", "WorkflowList",
+	"EnvironmentVariableGet", "EnvironmentVariableList", "EnvironmentVariableValues", "ContextGet", "ContextList",
 }
 
 // notData are the store's methods that touch no tenant data, and why.
