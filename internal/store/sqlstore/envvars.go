@@ -154,7 +154,9 @@ func mergeValues(vs, add []store.EnvironmentVariableValue) []store.EnvironmentVa
 			out = append(out, a)
 		}
 	}
-	slices.SortFunc(out, func(a, b store.EnvironmentVariableValue) int { return strings.Compare(a.EnvironmentID, b.EnvironmentID) })
+	slices.SortFunc(out, func(a, b store.EnvironmentVariableValue) int {
+		return strings.Compare(a.EnvironmentID, b.EnvironmentID)
+	})
 	if out == nil {
 		out = []store.EnvironmentVariableValue{}
 	}
