@@ -135,7 +135,8 @@ func planTrigger(ctx context.Context, sb *sandbox.Sandbox, p *store.TriggerParam
 		}
 		n := store.Notification{ID: id.NewAt(p.Now), OrganizationID: p.OrganizationID, EnvironmentID: p.EnvironmentID,
 			WorkflowID: p.Workflow.ID, SubscriberID: sub.ID, TransactionID: p.TransactionID, Payload: p.Payload,
-			Overrides: p.Overrides, Actor: p.Actor, Tags: p.Tags, CreatedAt: p.Now, UpdatedAt: p.Now}
+			Overrides: p.Overrides, Actor: p.Actor, Tags: p.Tags, Contexts: p.Contexts, ContextKeys: p.ContextKeys,
+			CreatedAt: p.Now, UpdatedAt: p.Now}
 		j := store.Job{ID: id.NewAt(p.Now), OrganizationID: p.OrganizationID, EnvironmentID: p.EnvironmentID,
 			NotificationID: n.ID, SubscriberID: sub.ID, WorkflowID: p.Workflow.ID, TransactionID: p.TransactionID,
 			StepID: step.ID, StepIndex: 0, Type: step.Type, ProviderID: p.ProviderFor(step.Type), Status: store.JobRunning,
