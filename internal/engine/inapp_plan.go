@@ -16,6 +16,7 @@ import (
 type TriggerReader interface {
 	SubscriberReader
 	ChannelChoices(ctx context.Context, p *store.ChannelChoicesParams) (map[string]store.ChannelChoices, error)
+	EnvironmentVariableValues(ctx context.Context, environmentID string) (map[string]string, error)
 }
 
 // InAppPlanner returns the store's trigger planner (store.Pipeline.
@@ -107,9 +108,10 @@ func InAppPlanner(sb *sandbox.Sandbox, r TriggerReader) func(ctx context.Context
 			}
 			prefs[k] = choices
 		}
+		values := memoValues(r.EnvironmentVariableValues)
 		for _, p := range ps {
 			if startsInApp(p) {
-				planTrigger(ctx, sb, p, known[p.EnvironmentID], prefs[wfKey{p.EnvironmentID, p.Workflow.ID}])
+				planTrigger(ctx, sb, p, known[p.EnvironmentID], prefs[wfKey{p.EnvironmentID, p.Workflow.ID}], values)
 			}
 		}
 	}
@@ -121,11 +123,18 @@ func startsInApp(p *store.TriggerParams) bool {
 
 // planTrigger fills p.InApp for the recipients found in known.
 func planTrigger(ctx context.Context, sb *sandbox.Sandbox, p *store.TriggerParams, known map[string]store.Subscriber,
-	prefs map[string]store.ChannelChoices) {
+	prefs map[string]store.ChannelChoices, values EnvironmentValues) {
 	// A one-off engine: the in-app step needs the sandbox and the clock,
 	// and the first attempt is within any bound.
-	e := &Engine{sb: sb, now: func() time.Time { return p.Now }, log: nopLogger, o: Options{MaxAttempts: 1}}
+	e := &Engine{sb: sb, now: func() time.Time { return p.Now }, log: nopLogger, o: Options{MaxAttempts: 1}, envValues: values}
 	step := p.Workflow.Steps[0]
+	if namesEnv(step.ControlValues) {
+		// Read (and memoized) here: a failed read leaves the step to a
+		// worker, which retries, where the one-off engine would fail it.
+		if _, err := values(ctx, p.EnvironmentID); err != nil {
+			return
+		}
+	}
 	inApp := make([]*store.JobOutcome, len(p.Recipients))
 	planned := false
 	for i, rcp := range p.Recipients {

@@ -36,7 +36,11 @@ func (e *Engine) run(ctx context.Context, c store.Claimed, b *batchIntegrations)
 		o.Details = append(o.Details, e.detail(o, "Success", "Internal", why, nil))
 		return o, nil
 	}
-	ctl, err := e.sb.Controls(sandbox.Ordered(step.ControlValues, step.ControlOrder), bindings(c.Subscriber, c.Notification.Payload, digestStep(c.Digest)))
+	vars := bindings(c.Subscriber, c.Notification.Payload, digestStep(c.Digest))
+	if err := addTriggerVars(ctx, vars, c, step, e.envValues); err != nil {
+		return e.retry(o, err), nil
+	}
+	ctl, err := e.sb.Controls(sandbox.Ordered(step.ControlValues, step.ControlOrder), vars)
 	if err == nil {
 		err = sandbox.CheckLinks(ctl)
 	}
