@@ -1,9 +1,14 @@
 package httpapi
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -225,6 +230,84 @@ func (s *Server) contextDelete(w http.ResponseWriter, r *http.Request) error {
 	if err := s.store.ContextDelete(r.Context(), callerFrom(r.Context()).Scope, typ, cid); err != nil {
 		return contextNotFound(err, typ, cid)
 	}
-	w.WriteHeader(http.StatusNoContent)
+	writeNoContent(w)
 	return nil
+}
+
+// readTriggerContexts reads a trigger's `context`: {<type>: "<id>" | {id,
+// data?}}, at most five, in type order.
+func readTriggerContexts(o *object) []store.ContextRef {
+	raw, ok := o.raw["context"]
+	if !ok || isNull(raw) {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		o.fail("context", `must be an object {type: id} or {type: {id, data}}`, raw)
+		return nil
+	}
+	if len(m) > maxTriggerContexts {
+		o.fail("context", "must name at most "+strconv.Itoa(maxTriggerContexts)+" contexts", raw)
+		return nil
+	}
+	var out []store.ContextRef
+	for _, typ := range slices.Sorted(maps.Keys(m)) {
+		v, name := m[typ], "context."+typ
+		if !validContextPart(typ) {
+			o.fail(name, "names a type that "+contextPartRule, v)
+			continue
+		}
+		ref := store.ContextRef{Type: typ}
+		if json.Unmarshal(v, &ref.ContextID) != nil {
+			co, err := parseObject(v)
+			if err != nil {
+				o.fail(name, `must be an id or {id, data}`, v)
+				continue
+			}
+			co.prefix, co.errs = o.prefix+name+".", o.errs
+			before := len(o.errs)
+			ref.ContextID = co.requiredText("id", maxString)
+			data, _ := co.jsonObject("data", maxContextData)
+			ref.Data = store.JSON(data)
+			if len(o.errs) != before {
+				continue
+			}
+		}
+		if !validContextPart(ref.ContextID) {
+			o.fail(name, "names an id that "+contextPartRule, v)
+			continue
+		}
+		out = append(out, ref)
+	}
+	return out
+}
+
+// resolveContexts gets or creates a trigger's contexts and returns them as
+// its notifications keep them: {type: {id, data}} and the sorted keys.
+func (s *Server) resolveContexts(r *http.Request, scope store.Scope, refs []store.ContextRef) (store.JSON, string, error) {
+	if len(refs) == 0 {
+		return nil, "", nil
+	}
+	cs, err := s.store.ContextResolve(r.Context(), &store.ContextResolveParams{Scope: scope, Refs: refs, Now: s.now()})
+	if err != nil {
+		return nil, "", err
+	}
+	var buf bytes.Buffer
+	keys := make([]string, 0, len(cs))
+	buf.WriteByte('{')
+	for i, c := range cs { // in type order, as refs
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		data := c.Data
+		if len(data) == 0 {
+			data = store.JSON(`{}`)
+		}
+		// Types and ids are letters, digits and . _ - : nothing to escape.
+		buf.WriteString(`"` + c.Type + `":{"id":"` + c.ContextID + `","data":` + string(data) + `}`)
+		keys = append(keys, c.Key())
+	}
+	buf.WriteByte('}')
+	slices.Sort(keys)
+	return buf.Bytes(), strings.Join(keys, ","), nil
 }

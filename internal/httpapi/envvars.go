@@ -260,7 +260,7 @@ func (s *Server) envVarDelete(w http.ResponseWriter, r *http.Request) error {
 	if err := s.store.EnvironmentVariableDelete(r.Context(), callerFrom(r.Context()).Scope, key); err != nil {
 		return envVarNotFound(err, key)
 	}
-	w.WriteHeader(http.StatusNoContent)
+	writeNoContent(w)
 	return nil
 }
 
