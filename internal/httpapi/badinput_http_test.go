@@ -134,6 +134,7 @@ func sweepFixtures(t *testing.T, h *harness) map[string]string {
 	}
 	vars["notification"] = objects(t, h.events(t, url.Values{"transactionId": {"sw-tx-fixture"}})["data"])[0]["_id"].(string)
 	inboxSweepFixtures(t, h, eng, vars)
+	envCtxSweepFixtures(t, h, vars)
 	next, _ := h.call(t, dev, "GET", "/v2/subscribers?limit=1", nil, nil).Object(t)["next"].(string)
 	vars["cursor"] = next
 	vars["appIdentifier"], _ = h.call(t, dev, "GET", "/v1/environments/me", nil, nil).Object(t)["identifier"].(string)

@@ -340,3 +340,23 @@ func TestTriggerContextValidation(t *testing.T) {
 		require.Zero(t, h.count(t, "SELECT count(*) FROM notifications"))
 	})
 }
+
+// envCtxSweepFixtures makes what the bad-input sweep's environment
+// variable and context routes name.
+func envCtxSweepFixtures(t *testing.T, h *harness, vars map[string]string) {
+	t.Helper()
+	dev := h.authFor(asDev)
+	vars["devEnv"] = h.envID(t, "development")
+	for _, key := range []string{"SW_VAR", "SW_DOOMED"} {
+		res := h.call(t, dev, "POST", envVarsPath, map[string]any{"key": key, "values": []any{
+			map[string]any{"_environmentId": vars["devEnv"], "value": "v"}}}, nil)
+		require.Equal(t, 200, res.Status, "%s", res.Raw)
+	}
+	for _, cid := range []string{"sw", "sw-doomed", "sw-more"} {
+		res := h.call(t, dev, "POST", "/v2/contexts", map[string]any{"type": "tenant", "id": cid}, nil)
+		require.Equal(t, http.StatusCreated, res.Status, "%s", res.Raw)
+	}
+	next, _ := h.call(t, dev, "GET", "/v2/contexts?limit=1", nil, nil).Object(t)["next"].(string)
+	require.NotEmpty(t, next)
+	vars["contextCursor"] = next
+}
