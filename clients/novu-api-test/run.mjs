@@ -11,6 +11,7 @@
 import { Novu } from "@novu/api";
 import { ActivityNotificationResponseDto$inboundSchema } from "@novu/api/models/components/activitynotificationresponsedto.js";
 import { SDKValidationError } from "@novu/api/models/errors/sdkvalidationerror.js";
+import { envctx } from "./envctx.mjs";
 
 const serverURL = process.env.HERALD_URL;
 const secretKey = process.env.HERALD_API_KEY;
@@ -873,6 +874,8 @@ await step("subscribers.notifications.delete / deleteAll", async () => {
   check(JSON.stringify(await inboxCount([{}])) === "[0]", "none left");
   check((await novu.subscribers.notifications.list({ subscriberId: inboxUser })).result.data.length === 0, "an empty list");
 });
+
+await envctx({ novu, step, check, run, serverURL, secretKey, sleep, CheckError });
 
 log("all @novu/api calls succeeded against Herald");
 
