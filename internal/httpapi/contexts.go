@@ -311,3 +311,26 @@ func (s *Server) resolveContexts(r *http.Request, scope store.Scope, refs []stor
 	slices.Sort(keys)
 	return buf.Bytes(), strings.Join(keys, ","), nil
 }
+
+// readContextKeys reads the contextKeys of a list: "type:id" values,
+// repeated (a lone empty value is the empty set: notifications triggered
+// without context), as the form notifications keep them in.
+func readContextKeys(name string, vs []string, errs fieldErrors) *string {
+	var keys []string
+	for _, v := range vs {
+		if v == "" && len(vs) == 1 {
+			break
+		}
+		typ, cid, ok := strings.Cut(v, ":")
+		if !ok || !validContextPart(typ) || !validContextPart(cid) {
+			errs.add(name, "must be type:id keys, each part "+contextPartRule, v)
+			return nil
+		}
+		if !slices.Contains(keys, v) {
+			keys = append(keys, v)
+		}
+	}
+	slices.Sort(keys)
+	out := strings.Join(keys, ",")
+	return &out
+}

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"testing"
 	"time"
 
@@ -359,4 +360,71 @@ func envCtxSweepFixtures(t *testing.T, h *harness, vars map[string]string) {
 	next, _ := h.call(t, dev, "GET", "/v2/contexts?limit=1", nil, nil).Object(t)["next"].(string)
 	require.NotEmpty(t, next)
 	vars["contextCursor"] = next
+}
+
+// TestContextKeysFilter: lists with contextKeys keep the notifications
+// whose trigger named exactly those contexts, in any order; a lone empty
+// value keeps those triggered without context; without it nothing is
+// filtered.
+func TestContextKeysFilter(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, h *harness) {
+		dev := h.authFor(asDev)
+		h.createWorkflow(t, dev, map[string]any{"name": "W", "workflowId": "w", "steps": stepsOf("in_app")})
+		h.createSubscriber(t, dev, map[string]any{"subscriberId": "ada", "firstName": "Ada"})
+		for tx, ctx := range map[string]any{
+			"tx-acme": map[string]any{"tenant": "acme"},
+			"tx-both": map[string]any{"tenant": "acme", "project": map[string]any{"id": "x"}},
+			"tx-none": nil,
+		} {
+			body := map[string]any{"name": "w", "to": "ada", "transactionId": tx}
+			if ctx != nil {
+				body["context"] = ctx
+			}
+			h.trigger(t, dev, body)
+		}
+		drain(t, h.newEngine(engine.Options{}))
+
+		txs := func(path string) []string {
+			res := h.call(t, dev, "GET", path, nil, nil)
+			require.Equal(t, 200, res.Status, "%s: %s", path, res.Raw)
+			var out []string
+			for _, n := range objects(t, res.Object(t)["data"]) {
+				out = append(out, n["transactionId"].(string))
+			}
+			return out
+		}
+		list := "/v2/subscribers/ada/notifications"
+		require.ElementsMatch(t, []string{"tx-acme", "tx-both", "tx-none"}, txs(list))
+		require.Equal(t, []string{"tx-acme"}, txs(list+"?contextKeys=tenant:acme"))
+		require.Equal(t, []string{"tx-both"}, txs(list+"?contextKeys=tenant:acme&contextKeys=project:x"))
+		require.Equal(t, []string{"tx-both"}, txs(list+"?contextKeys=project:x&contextKeys=tenant:acme"))
+		require.Equal(t, []string{"tx-none"}, txs(list+"?contextKeys="))
+		require.Empty(t, txs(list+"?contextKeys=project:x"))
+		requireError(t, h.call(t, dev, "GET", list+"?contextKeys=acme", nil, nil), 422, "GET", list, "contextKeys")
+
+		require.Equal(t, []string{"tx-acme"}, txs("/v1/messages?contextKeys=tenant:acme"))
+		require.Len(t, txs("/v1/messages?contextKeys="), 3, "a lone empty value filters nothing here, as before")
+
+		filters := url.QueryEscape(`[{"contextKeys":["tenant:acme"]},{"contextKeys":[]},{}]`)
+		res := h.call(t, dev, "GET", list+"/count?filters="+filters, nil, nil)
+		require.Equal(t, 200, res.Status, "%s", res.Raw)
+		var counts []float64
+		for _, c := range objects(t, res.JSON(t)) {
+			counts = append(counts, c["count"].(float64))
+		}
+		require.Equal(t, []float64{1, 1, 3}, counts)
+
+		// A bulk change takes them too: only the notification of that context is read.
+		res = h.call(t, dev, "POST", list+"/read", map[string]any{"contextKeys": []string{"tenant:acme"}}, nil)
+		require.Less(t, res.Status, 300, "%s", res.Raw)
+		require.Equal(t, []string{"tx-acme"}, txs(list+"?read=true"))
+
+		// The inbox clients' list.
+		ident := h.identifierOf(t, dev)
+		sess := h.openSession(t, ident, h.DevKey, map[string]any{"subscriberId": "ada"})
+		res = h.call(t, "Bearer "+sess["token"].(string), "GET", "/v1/inbox/notifications?contextKeys=tenant:acme", nil, nil)
+		require.Equal(t, 200, res.Status, "%s", res.Raw)
+		require.Len(t, objects(t, res.Object(t)["data"]), 1)
+	})
 }

@@ -161,3 +161,12 @@ func (db *DB) ContextResolve(ctx context.Context, p *store.ContextResolveParams)
 	})
 	return out, err
 }
+
+// contextKeysCondition holds when a message's notification was triggered
+// with exactly the context keys given (sorted, joined): one look-up by
+// primary key per message considered (the condition is in a statement on
+// messages, not aliased).
+func contextKeysCondition(a *args, keys string) string {
+	return "EXISTS (SELECT 1 FROM notifications WHERE notifications.id = messages.notification_id AND notifications.context_keys = " +
+		a.add(keys) + ")"
+}
