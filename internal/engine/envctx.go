@@ -22,11 +22,7 @@ type EnvironmentValues func(ctx context.Context, environmentID string) (map[stri
 //   - context.<type>: {id, data}, the trigger's contexts as they were
 //     resolved when it was triggered (kept on the notification).
 func addTriggerVars(ctx context.Context, b map[string]any, c store.Claimed, step *store.Step, values EnvironmentValues) error {
-	if len(c.Notification.Contexts) > 0 {
-		if v, err := liquid.ParseJSON(string(c.Notification.Contexts)); err == nil {
-			b["context"] = v
-		}
-	}
+	bindContexts(b, c.Notification.Contexts)
 	if values == nil || !namesEnv(step.ControlValues) {
 		return nil
 	}
@@ -40,6 +36,15 @@ func addTriggerVars(ctx context.Context, b map[string]any, c store.Claimed, step
 	}
 	b["env"] = env
 	return nil
+}
+
+// bindContexts binds context.<type> to the contexts a notification keeps.
+func bindContexts(b map[string]any, contexts store.JSON) {
+	if len(contexts) > 0 {
+		if v, err := liquid.ParseJSON(string(contexts)); err == nil {
+			b["context"] = v
+		}
+	}
 }
 
 // namesEnv says whether a text of the controls holds "env.".

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -40,4 +41,17 @@ func TestAddTriggerVars(t *testing.T) {
 
 	failing := func(context.Context, string) (map[string]string, error) { return nil, errors.New("down") }
 	require.Error(t, addTriggerVars(t.Context(), bindings(store.Subscriber{}, nil, nil), c, step, failing))
+}
+
+// TestPlanTriggerDigestSeesContext: a digest planned with its trigger
+// renders with the trigger's contexts, as a worker would.
+func TestPlanTriggerDigestSeesContext(t *testing.T) {
+	t.Parallel()
+	sb := sandbox.New(sandbox.DefaultLimits)
+	now := time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC)
+	step := store.Step{Type: "digest", ControlValues: map[string]any{"amount": "{{context.tenant.data.minutes}}", "unit": "minutes"}}
+	plan := planTriggerDigest(sb, step, store.Subscriber{SubscriberID: "ada"}, nil,
+		store.JSON(`{"tenant":{"id":"acme","data":{"minutes":5}}}`), now)
+	require.NotNil(t, plan)
+	require.Equal(t, now.Add(5*time.Minute), plan.WindowEnd)
 }
