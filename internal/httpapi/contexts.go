@@ -334,3 +334,29 @@ func readContextKeys(name string, vs []string, errs fieldErrors) *string {
 	out := strings.Join(keys, ",")
 	return &out
 }
+
+// sessionContextKeys reads an inbox session's `context` (as a trigger's)
+// into the keys that narrow the session (nil: none or empty). The session
+// does not create the contexts, and no contextHash is required: the
+// context only narrows what the session's own subscriber sees.
+func sessionContextKeys(o *object) *string {
+	refs := readTriggerContexts(o)
+	if len(refs) == 0 {
+		return nil
+	}
+	keys := make([]string, len(refs))
+	for i, ref := range refs {
+		keys[i] = ref.Type + ":" + ref.ContextID
+	}
+	slices.Sort(keys)
+	out := strings.Join(keys, ",")
+	return &out
+}
+
+// withSessionContext narrows f to an inbox session's context, unless the
+// request names contextKeys itself.
+func withSessionContext(r *http.Request, f *store.InboxFilter) {
+	if c := callerFrom(r.Context()); c.ContextKeys != nil && f.ContextKeys == nil {
+		f.ContextKeys = c.ContextKeys
+	}
+}

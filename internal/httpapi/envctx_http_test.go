@@ -428,3 +428,63 @@ func TestContextKeysFilter(t *testing.T) {
 		require.Len(t, objects(t, res.Object(t)["data"]), 1)
 	})
 }
+
+// TestInboxSessionContext: an inbox session opened with a context (as
+// @novu/js sends its `context` option) lists, counts and changes only the
+// notifications triggered with exactly that context; one without context
+// sees them all.
+func TestInboxSessionContext(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, h *harness) {
+		dev := h.authFor(asDev)
+		h.createWorkflow(t, dev, map[string]any{"name": "W", "workflowId": "w", "steps": stepsOf("in_app")})
+		h.createSubscriber(t, dev, map[string]any{"subscriberId": "ada", "firstName": "Ada"})
+		for tx, ctx := range map[string]any{"tx-acme": map[string]any{"tenant": "acme"}, "tx-globex": map[string]any{"tenant": "globex"},
+			"tx-none": nil} {
+			body := map[string]any{"name": "w", "to": "ada", "transactionId": tx}
+			if ctx != nil {
+				body["context"] = ctx
+			}
+			h.trigger(t, dev, body)
+		}
+		drain(t, h.newEngine(engine.Options{}))
+		ident := h.identifierOf(t, dev)
+		open := func(ctx any) (string, map[string]any) {
+			body := sessionBody(ident, secret.SubscriberHash(h.DevKey, "ada"), map[string]any{"subscriberId": "ada"})
+			body["context"] = ctx
+			res := h.session(t, body)
+			require.Equal(t, http.StatusCreated, res.Status, "%s", res.Raw)
+			data := res.Object(t)["data"].(map[string]any)
+			return "Bearer " + data["token"].(string), data
+		}
+		txs := func(auth, path string) []string {
+			res := h.call(t, auth, "GET", path, nil, nil)
+			require.Equal(t, 200, res.Status, "%s", res.Raw)
+			var out []string
+			for _, n := range objects(t, res.Object(t)["data"]) {
+				out = append(out, n["transactionId"].(string))
+			}
+			return out
+		}
+
+		acme, data := open(map[string]any{"tenant": map[string]any{"id": "acme"}})
+		require.EqualValues(t, 1, data["totalUnreadCount"])
+		require.Equal(t, []string{"tx-acme"}, txs(acme, "/v1/inbox/notifications"))
+		res := h.call(t, acme, "GET", "/v1/inbox/notifications/count?filters="+url.QueryEscape(`[{"read":false}]`), nil, nil)
+		require.Equal(t, 200, res.Status, "%s", res.Raw)
+		require.EqualValues(t, 1, objects(t, res.Object(t)["data"])[0]["count"])
+		res = h.call(t, acme, "POST", "/v1/inbox/notifications/read", map[string]any{}, nil)
+		require.Less(t, res.Status, 300, "%s", res.Raw)
+
+		all, data := open(nil)
+		require.EqualValues(t, 2, data["totalUnreadCount"], "the read-all of the acme session read only its notification")
+		require.ElementsMatch(t, []string{"tx-acme", "tx-globex", "tx-none"}, txs(all, "/v1/inbox/notifications"))
+		require.Equal(t, []string{"tx-globex"}, txs(all, "/v1/inbox/notifications?contextKeys=tenant:globex"))
+
+		requireError(t, h.session(t, func() map[string]any {
+			body := sessionBody(ident, secret.SubscriberHash(h.DevKey, "ada"), map[string]any{"subscriberId": "ada"})
+			body["context"] = map[string]any{"Tenant": "x"}
+			return body
+		}()), 422, "POST", "/v1/inbox/session", "context.Tenant")
+	})
+}
