@@ -192,6 +192,9 @@ func (db *DB) EnvironmentVariableUpdate(ctx context.Context, p *store.Environmen
 		v.Values, v.UpdatedAt = mergeValues(v.Values, p.Values), p.Now
 		if _, err := tx.ExecContext(ctx, "UPDATE environment_variables SET var_key = $1, var_type = $2, is_secret = $3,"+
 			" updated_at = $4 WHERE id = $5", v.Key, v.Type, v.IsSecret, ms(v.UpdatedAt), v.ID); err != nil {
+			if db.d.unique(err) { // renamed onto a key created meanwhile
+				return store.ErrConflict
+			}
 			return err
 		}
 		// Every value is written again: sealed or opened as the variable
