@@ -14,6 +14,7 @@ import { SDKValidationError } from "@novu/api/models/errors/sdkvalidationerror.j
 import { layouts } from "./layouts.mjs";
 import { translations } from "./translations.mjs";
 import { environments } from "./environments.mjs";
+import { envctx } from "./envctx.mjs";
 
 const serverURL = process.env.HERALD_URL;
 const secretKey = process.env.HERALD_API_KEY;
@@ -880,6 +881,7 @@ await step("subscribers.notifications.delete / deleteAll", async () => {
 await layouts({ novu, run, step, check });
 await translations({ novu, step, check, run, sleep, CheckError });
 await environments({ novu, serverURL, step, check, run });
+await envctx({ novu, step, check, run, serverURL, secretKey, sleep, CheckError });
 
 log("all @novu/api calls succeeded against Herald");
 

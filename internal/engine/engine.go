@@ -87,6 +87,8 @@ type Engine struct {
 	inFlight chan struct{}
 	// batches are the delivery batches running beside their workers.
 	batches sync.WaitGroup
+	// envValues reads the environment variables a step's templates name.
+	envValues EnvironmentValues
 }
 
 // New builds an Engine.
@@ -138,6 +140,9 @@ func New(o Options) *Engine {
 		e.now = time.Now
 	}
 	e.senders = newSenders(o.Delivery, e.now)
+	if o.Store != nil {
+		e.envValues = o.Store.EnvironmentVariableValues
+	}
 	return e
 }
 

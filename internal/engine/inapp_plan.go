@@ -16,6 +16,7 @@ import (
 type TriggerReader interface {
 	SubscriberReader
 	ChannelChoices(ctx context.Context, p *store.ChannelChoicesParams) (map[string]store.ChannelChoices, error)
+	EnvironmentVariableValues(ctx context.Context, environmentID string) (map[string]string, error)
 }
 
 // InAppPlanner returns the store's trigger planner (store.Pipeline.
@@ -108,9 +109,10 @@ func InAppPlanner(sb *sandbox.Sandbox, r TriggerReader) func(ctx context.Context
 			}
 			prefs[k] = choices
 		}
+		values := memoValues(r.EnvironmentVariableValues)
 		for _, p := range ps {
 			if startsInApp(p) {
-				planTrigger(ctx, sb, tr, p, known[p.EnvironmentID], prefs[wfKey{p.EnvironmentID, p.Workflow.ID}])
+				planTrigger(ctx, sb, tr, p, known[p.EnvironmentID], prefs[wfKey{p.EnvironmentID, p.Workflow.ID}], values)
 			}
 		}
 	}
@@ -122,13 +124,20 @@ func startsInApp(p *store.TriggerParams) bool {
 
 // planTrigger fills p.InApp for the recipients found in known.
 func planTrigger(ctx context.Context, sb *sandbox.Sandbox, tr TranslationReader, p *store.TriggerParams,
-	known map[string]store.Subscriber, prefs map[string]store.ChannelChoices) {
+	known map[string]store.Subscriber, prefs map[string]store.ChannelChoices, values EnvironmentValues) {
 	// A one-off engine: the in-app step needs the sandbox and the clock,
 	// and the first attempt is within any bound.
-	e := &Engine{sb: sb, now: func() time.Time { return p.Now }, log: nopLogger, o: Options{MaxAttempts: 1}, tr: tr}
+	e := &Engine{sb: sb, now: func() time.Time { return p.Now }, log: nopLogger, o: Options{MaxAttempts: 1}, tr: tr, envValues: values}
 	step := p.Workflow.Steps[0]
 	if tr == nil && sandbox.HasTranslations(step.ControlValues) {
 		return // the workers read the translations
+	}
+	if namesEnv(step.ControlValues) {
+		// Read (and memoized) here: a failed read leaves the step to a
+		// worker, which retries, where the one-off engine would fail it.
+		if _, err := values(ctx, p.EnvironmentID); err != nil {
+			return
+		}
 	}
 	inApp := make([]*store.JobOutcome, len(p.Recipients))
 	planned := false
@@ -139,7 +148,8 @@ func planTrigger(ctx context.Context, sb *sandbox.Sandbox, tr TranslationReader,
 		}
 		n := store.Notification{ID: id.NewAt(p.Now), OrganizationID: p.OrganizationID, EnvironmentID: p.EnvironmentID,
 			WorkflowID: p.Workflow.ID, SubscriberID: sub.ID, TransactionID: p.TransactionID, Payload: p.Payload,
-			Overrides: p.Overrides, Actor: p.Actor, Tags: p.Tags, CreatedAt: p.Now, UpdatedAt: p.Now}
+			Overrides: p.Overrides, Actor: p.Actor, Tags: p.Tags, Contexts: p.Contexts, ContextKeys: p.ContextKeys,
+			CreatedAt: p.Now, UpdatedAt: p.Now}
 		j := store.Job{ID: id.NewAt(p.Now), OrganizationID: p.OrganizationID, EnvironmentID: p.EnvironmentID,
 			NotificationID: n.ID, SubscriberID: sub.ID, WorkflowID: p.Workflow.ID, TransactionID: p.TransactionID,
 			StepID: step.ID, StepIndex: 0, Type: step.Type, ProviderID: p.ProviderFor(step.Type), Status: store.JobRunning,

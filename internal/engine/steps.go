@@ -39,6 +39,9 @@ func (e *Engine) run(ctx context.Context, c store.Claimed, b *batchIntegrations)
 	}
 	in := StepInput{Subscriber: c.Subscriber, Payload: c.Notification.Payload, Digest: c.Digest}
 	vars := in.Vars()
+	if err := addTriggerVars(ctx, vars, c, step, e.envValues); err != nil {
+		return e.retry(o, err), nil
+	}
 	values, err := Translate(ctx, e.sb, e.tr, store.Scope{OrganizationID: c.Job.OrganizationID, EnvironmentID: c.Job.EnvironmentID},
 		store.TranslationWorkflow, c.Workflow.Key, deref(c.Subscriber.Locale), StepValues(*step))
 	var se *sandbox.Error

@@ -133,8 +133,8 @@ type SubscriberReader interface {
 // whose controls fail to render or are misconfigured gets no plan: a worker
 // runs that step and records why.
 func PlanDigests(ctx context.Context, sb *sandbox.Sandbox, subs SubscriberReader, p *store.TriggerParams) error {
-	if len(p.Workflow.Steps) == 0 || p.Workflow.Steps[0].Type != "digest" {
-		return nil
+	if len(p.Workflow.Steps) == 0 || p.Workflow.Steps[0].Type != "digest" || namesEnv(p.Workflow.Steps[0].ControlValues) {
+		return nil // a step naming env is a worker's: it reads the environment's values
 	}
 	ids := make([]string, len(p.Recipients))
 	for i, r := range p.Recipients {
@@ -154,14 +154,15 @@ func PlanDigests(ctx context.Context, sb *sandbox.Sandbox, subs SubscriberReader
 		if r.Upsert != nil {
 			sub = r.Upsert.Apply(sub)
 		}
-		p.DigestPlans[i] = planTriggerDigest(sb, step, sub, p.Payload, p.Now)
+		p.DigestPlans[i] = planTriggerDigest(sb, step, sub, p.Payload, p.Contexts, p.Now)
 	}
 	return nil
 }
 
 // planTriggerDigest plans one recipient's digest step, or returns nil (a
 // panic included) to leave it to a worker.
-func planTriggerDigest(sb *sandbox.Sandbox, step store.Step, sub store.Subscriber, payload store.JSON, now time.Time) (plan *store.DigestJoinParams) {
+func planTriggerDigest(sb *sandbox.Sandbox, step store.Step, sub store.Subscriber, payload, contexts store.JSON,
+	now time.Time) (plan *store.DigestJoinParams) {
 	defer func() {
 		if recover() != nil {
 			plan = nil
@@ -170,7 +171,9 @@ func planTriggerDigest(sb *sandbox.Sandbox, step store.Step, sub store.Subscribe
 	if sandbox.HasTranslations(step.ControlValues) {
 		return nil // a worker reads the translations
 	}
-	ctl, err := sb.Controls(sandbox.Ordered(step.ControlValues, step.ControlOrder), bindings(sub, payload, nil))
+	vars := bindings(sub, payload, nil)
+	bindContexts(vars, contexts)
+	ctl, err := sb.Controls(sandbox.Ordered(step.ControlValues, step.ControlOrder), vars)
 	if err != nil {
 		return nil
 	}

@@ -98,7 +98,8 @@ var sweepRoutes = []sweepRoute{
 	{pattern: "POST /v1/events/trigger", bodyEnums: []string{"to.2.type"},
 		body: `{"name":"sw-flow","to":[{"subscriberId":"sw-sub","email":"sw@example.com","data":{"k":"v"}},"sw-to-#N#",` +
 			`{"type":"Topic","topicKey":"sw-topic","exclude":["sw-victim"]}],` +
-			`"payload":{"x":"y","n":1,"list":[1,2]},"overrides":{"email":{"subject":"s"}},"transactionId":"sw-tx-#N#","actor":"sw-sub"}`},
+			`"payload":{"x":"y","n":1,"list":[1,2]},"overrides":{"email":{"subject":"s"}},"transactionId":"sw-tx-#N#","actor":"sw-sub",` +
+			`"context":{"tenant":"sw","project":{"id":"sw-p","data":{"k":"v"}}}}`},
 	{pattern: "POST /v1/events/trigger/broadcast",
 		body: `{"name":"sw-flow","payload":{"x":"y","n":1},"overrides":{"email":{"subject":"s"}},"transactionId":"sw-bc-#N#","actor":"sw-sub"}`},
 	{pattern: "POST /v1/events/trigger/bulk",
@@ -171,9 +172,9 @@ var sweepRoutes = []sweepRoute{
 	{pattern: "PATCH /v2/subscribers/{subscriberId}/notifications/{notificationId}/actions/{actionType}/revert",
 		params: map[string]string{"subscriberId": "sw-sub", "notificationId": "{{inboxMessage}}", "actionType": "secondary"}},
 	{pattern: "POST /v2/subscribers/{subscriberId}/notifications/seen", params: map[string]string{"subscriberId": "sw-sub"},
-		body: `{"notificationIds":["{{inboxMessage}}"],"tags":{"and":[{"or":["t","u"]}]},"data":"{\"k\":1}","contextKeys":["c"]}`},
+		body: `{"notificationIds":["{{inboxMessage}}"],"tags":{"and":[{"or":["t","u"]}]},"data":"{\"k\":1}","contextKeys":["tenant:c"]}`},
 	{pattern: "POST /v2/subscribers/{subscriberId}/notifications/read", params: map[string]string{"subscriberId": "sw-sub"},
-		body: `{"tags":["t"],"data":"{\"k\":{\"n\":1}}","contextKeys":["c"]}`},
+		body: `{"tags":["t"],"data":"{\"k\":{\"n\":1}}","contextKeys":["tenant:c"]}`},
 	{pattern: "POST /v2/subscribers/{subscriberId}/notifications/archive", params: map[string]string{"subscriberId": "sw-sub"},
 		body: `{"tags":["t"]}`},
 	{pattern: "POST /v2/subscribers/{subscriberId}/notifications/read-archive", params: map[string]string{"subscriberId": "sw-sub"},
@@ -211,6 +212,23 @@ var sweepRoutes = []sweepRoute{
 	{pattern: "PATCH /v1/inbox/preferences/{workflowId}", params: map[string]string{"workflowId": "sw-flow"},
 		body: `{"in_app":true,"email":false,"enabled":true}`},
 
+	// Environment variables and contexts (envctx_http_test.go makes their fixtures).
+	{pattern: "POST /v1/environment-variables", bodyEnums: []string{"type"},
+		body: `{"key":"SW_#N#","type":"string","isSecret":true,"values":[{"_environmentId":"{{devEnv}}","value":"v"}]}`},
+	{pattern: "GET /v1/environment-variables", query: map[string]string{"search": "sw"}},
+	{pattern: "GET /v1/environment-variables/{key}", params: map[string]string{"key": "SW_VAR"}},
+	{pattern: "PATCH /v1/environment-variables/{key}", params: map[string]string{"key": "SW_VAR"}, bodyEnums: []string{"type"},
+		body: `{"type":"string","isSecret":false,"values":[{"_environmentId":"{{devEnv}}","value":"v2"}]}`},
+	{pattern: "GET /v1/environment-variables/{key}/usage", params: map[string]string{"key": "SW_VAR"}},
+	{pattern: "POST /v2/contexts", body: `{"type":"tenant","id":"sw-#N#","data":{"name":"Sw","n":[1,2],"o":{"k":"v"}}}`},
+	{pattern: "GET /v2/contexts",
+		query: map[string]string{"limit": "10", "after": "{{contextCursor}}", "orderBy": "createdAt", "orderDirection": "DESC",
+			"includeCursor": "false", "type": "tenant", "id": "sw", "search": "sw"},
+		paging: []string{"limit"}, enums: []string{"orderBy", "orderDirection", "includeCursor"}},
+	{pattern: "GET /v2/contexts/{type}/{id}", params: map[string]string{"type": "tenant", "id": "sw"}},
+	{pattern: "PATCH /v2/contexts/{type}/{id}", params: map[string]string{"type": "tenant", "id": "sw"},
+		body: `{"data":{"name":"Sw2","n":[1]}}`},
+
 	// Destructive routes last, on victims of their own.
 	{pattern: "DELETE /v1/subscribers/{subscriberId}/credentials/{providerId}",
 		params: map[string]string{"subscriberId": "sw-victim", "providerId": "fcm"}},
@@ -228,6 +246,8 @@ var sweepRoutes = []sweepRoute{
 		body: `{"tags":["t"],"data":"{\"k\":1}"}`},
 	{pattern: "POST /v1/inbox/notifications/delete", body: `{"tags":["t"],"data":"{\"k\":1}"}`},
 	{pattern: "DELETE /v2/subscribers/{subscriberId}", params: map[string]string{"subscriberId": "sw-victim"}},
+	{pattern: "DELETE /v1/environment-variables/{key}", params: map[string]string{"key": "SW_DOOMED"}},
+	{pattern: "DELETE /v2/contexts/{type}/{id}", params: map[string]string{"type": "tenant", "id": "sw-doomed"}},
 
 	{pattern: "POST /v1/subscribers/bulk",
 		body: `{"subscribers":[{"subscriberId":"sw-bulk-#N#","firstName":"Ada","email":"ada@example.com","locale":"en-US",` +

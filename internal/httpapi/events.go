@@ -47,6 +47,7 @@ type triggerRequest struct {
 	overrides     store.JSON
 	actor         store.JSON
 	actorID       string
+	contexts      []store.ContextRef
 }
 
 // maxTopicExclude bounds a topic recipient's exclude list.
@@ -99,6 +100,7 @@ func readEvent(o *object) triggerRequest {
 	t.transactionID = o.text("transactionId", maxTransactionID)
 	t.payload, _ = o.jsonObject("payload", maxPayloadBytes)
 	t.overrides, _ = o.jsonObject("overrides", maxDataBytes)
+	t.contexts = readTriggerContexts(o)
 	if a, ok := o.raw["actor"]; ok && !isNull(a) {
 		if rcp, ok := readRecipient(o, "actor", a); ok {
 			actor := map[string]any{"type": "user", "data": nil, "subscriberId": rcp.SubscriberID}
@@ -250,7 +252,11 @@ func (s *Server) prepareTrigger(r *http.Request, t *triggerRequest) (triggerJSON
 	if err != nil {
 		return triggerJSON{}, nil, err
 	}
-	params := &store.TriggerParams{
+	contexts, contextKeys, err := s.resolveContexts(r, c.Scope, t.contexts)
+	if err != nil {
+		return triggerJSON{}, nil, err
+	}
+	params := &store.TriggerParams{Contexts: contexts, ContextKeys: contextKeys,
 		Scope: c.Scope, Workflow: wf, TransactionID: t.transactionID, Recipients: t.recipients,
 		Topics: t.topics, Broadcast: t.broadcast, ActorSubscriberID: t.actorID,
 		Payload: t.payload, Overrides: t.overrides, Actor: t.actor, Tags: wf.Tags, Now: s.now(),

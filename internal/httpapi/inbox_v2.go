@@ -45,6 +45,7 @@ func (s *Server) inboxOutAll(ctx context.Context, scope store.Scope, sub store.S
 // inboxList serves GET /v2/subscribers/{subscriberId}/notifications.
 func (s *Server) inboxList(w http.ResponseWriter, r *http.Request) error {
 	p, echo, err := parseInboxListQuery(r.URL.Query())
+	withSessionContext(r, &p.InboxFilter)
 	if err != nil {
 		return err
 	}
@@ -72,6 +73,9 @@ func (s *Server) inboxList(w http.ResponseWriter, r *http.Request) error {
 // inboxCount serves GET …/notifications/count.
 func (s *Server) inboxCount(w http.ResponseWriter, r *http.Request) error {
 	filters, echo, err := parseCountFilters(r.URL.Query())
+	for i := range filters {
+		withSessionContext(r, &filters[i])
+	}
 	if err != nil {
 		return err
 	}
@@ -277,6 +281,7 @@ func writeNoContent(w http.ResponseWriter) {
 func (s *Server) inboxBulk(action string, only store.InboxFilter, ids bool) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		f, list, err := readBulkBody(r, ids)
+		withSessionContext(r, &f)
 		if err != nil {
 			return err
 		}

@@ -165,7 +165,8 @@ func TestInboxV2List(t *testing.T) {
 			{url.Values{"data": {`{"kind":"b"}`}}, []string{all[2], all[4], all[6]}},
 			{url.Values{"data": {`{"kind":"a","n":"4"}`}}, all[3:4]},
 			{url.Values{"createdGte": {timeMS(t, x, all[3])}, "createdLte": {timeMS(t, x, all[1])}}, all[1:4]},
-			{url.Values{"contextKeys": {"tenant:1"}}, all},
+			{url.Values{"contextKeys": {"tenant:1"}}, []string{}}, // triggered without context
+			{url.Values{"contextKeys": {""}}, all},
 		} {
 			require.Equal(t, c.want, x.ids(t, "ada", c.q), "%v", c.q)
 		}

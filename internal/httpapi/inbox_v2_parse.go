@@ -136,6 +136,8 @@ func parseInboxListQuery(q url.Values) (store.InboxListParams, map[string]any, e
 	}
 	if vs := q["contextKeys"]; len(vs) > maxContextKeys {
 		errs.add("contextKeys", "must have at most "+strconv.Itoa(maxContextKeys)+" items", len(vs))
+	} else if q.Has("contextKeys") {
+		p.ContextKeys = readContextKeys("contextKeys", vs, errs)
 	}
 	return p, echo, errs.err()
 }
@@ -268,7 +270,9 @@ func readFilterContent(o *object, f *store.InboxFilter) {
 			f.Data = conds
 		}
 	}
-	o.strings("contextKeys", maxContextKeys, maxString) // kept by no message: accepted, not used
+	if list, set := o.strings("contextKeys", maxContextKeys, maxString); set {
+		f.ContextKeys = readContextKeys(o.prefix+"contextKeys", list, o.errs)
+	}
 }
 
 // readBulkBody reads a bulk change's body — {tags?, data?, contextKeys?},

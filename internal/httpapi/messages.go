@@ -70,9 +70,13 @@ func (s *Server) messageList(w http.ResponseWriter, r *http.Request) error {
 	}
 	page := map[string]any{"data": []wire.Message{}, "page": p.Page, "pageSize": p.Limit, "hasMore": false, "totalCount": 0}
 	if slices.ContainsFunc(q["contextKeys"], func(v string) bool { return v != "" }) {
-		// Filtered by exact context keys: Herald's messages have none.
-		s.writeJSON(w, http.StatusOK, page)
-		return nil
+		// The exact set of context keys of the messages' triggers (a lone
+		// empty value filters nothing, as before contexts).
+		errs := fieldErrors{}
+		p.ContextKeys = readContextKeys("contextKeys", q["contextKeys"], errs)
+		if err := errs.err(); err != nil {
+			return err
+		}
 	}
 	if sid != "" {
 		sub, err := s.store.SubscriberGet(r.Context(), scope, sid)

@@ -34,6 +34,8 @@ type caller struct {
 	// Subscriber is the subscriber of an inbox session, as it is now; nil
 	// for every other caller. Inbox routes act for it alone.
 	Subscriber *store.Subscriber
+	// ContextKeys are an inbox session's context keys (nil: no context).
+	ContextKeys *string
 }
 
 func callerFrom(ctx context.Context) caller { c, _ := ctx.Value(callerKey{}).(caller); return c }
@@ -240,7 +242,7 @@ func (s *Server) authenticateInbox(ctx context.Context, token string) (caller, e
 	if err != nil {
 		return caller{}, err
 	}
-	return caller{Scope: scope, ActorID: sub.ID, Subscriber: &sub}, nil
+	return caller{Scope: scope, ActorID: sub.ID, Subscriber: &sub, ContextKeys: sess.ContextKeys}, nil
 }
 
 // keepKeyCopy keeps an encrypted copy of an API key created before the

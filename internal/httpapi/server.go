@@ -190,6 +190,18 @@ func (s *Server) routes() {
 	s.handle("POST /v1/events/trigger/broadcast", authenticated, s.eventBroadcast)
 	s.handle("DELETE /v1/events/trigger/{transactionId}", authenticated, s.eventCancel)
 
+	s.handle("POST /v1/environment-variables", authenticated, s.envVarCreate)
+	s.handle("GET /v1/environment-variables", authenticated, s.envVarList)
+	s.handle("GET /v1/environment-variables/{key}", authenticated, s.envVarGet)
+	s.handle("PATCH /v1/environment-variables/{key}", authenticated, s.envVarPatch)
+	s.handle("DELETE /v1/environment-variables/{key}", authenticated, s.envVarDelete)
+	s.handle("GET /v1/environment-variables/{key}/usage", authenticated, s.envVarUsage)
+	s.handle("POST /v2/contexts", authenticated, s.contextCreate)
+	s.handle("GET /v2/contexts", authenticated, s.contextList)
+	s.handle("GET /v2/contexts/{type}/{id}", authenticated, s.contextGet)
+	s.handle("PATCH /v2/contexts/{type}/{id}", authenticated, s.contextPatch)
+	s.handle("DELETE /v2/contexts/{type}/{id}", authenticated, s.contextDelete)
+
 	s.handle("GET /v1/subscribers/{subscriberId}/notifications/feed", authenticated, s.feed)
 	s.handle("GET /v1/subscribers/{subscriberId}/notifications/unseen", authenticated, s.unseenCount)
 	s.handle("POST /v1/subscribers/{subscriberId}/messages/mark-as", authenticated, s.markAs)

@@ -55,6 +55,7 @@ func (s *Server) inboxSessionCreate(w http.ResponseWriter, r *http.Request) erro
 	}
 	identifier := o.requiredText("applicationIdentifier", maxApplicationIdentifier)
 	hash := o.text("subscriberHash", 128)
+	contextKeys := sessionContextKeys(o)
 	p := readSessionSubscriber(o)
 	if err := o.errs.err(); err != nil {
 		return err
@@ -72,12 +73,12 @@ func (s *Server) inboxSessionCreate(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	unread, err := s.inboxUnreadCount(r.Context(), p.Scope, sub.ID)
+	unread, err := s.inboxUnreadCount(r.Context(), p.Scope, sub.ID, contextKeys)
 	if err != nil {
 		return err
 	}
 	token, err := s.keys.SignInboxSession(secret.InboxSession{OrganizationID: env.OrganizationID, EnvironmentID: env.ID,
-		SubscriberID: sub.ID, ExternalID: sub.SubscriberID, ExpiresAt: s.now().Add(s.inboxTTL)})
+		SubscriberID: sub.ID, ExternalID: sub.SubscriberID, ContextKeys: contextKeys, ExpiresAt: s.now().Add(s.inboxTTL)})
 	if err != nil {
 		return err
 	}
@@ -147,10 +148,15 @@ func (s *Server) inboxSessionCheck(ctx context.Context, identifier, subscriberID
 
 // inboxUnreadCount is a subscriber's unread in-app messages — not read,
 // not archived, not snoozed — in all and by severity: one count of each
-// filter over the inbox counters.
-func (s *Server) inboxUnreadCount(ctx context.Context, scope store.Scope, subscriberID string) (unreadCountJSON, error) {
+// filter over the inbox counters (over the messages for a session with a
+// context).
+func (s *Server) inboxUnreadCount(ctx context.Context, scope store.Scope, subscriberID string, contextKeys *string) (unreadCountJSON, error) {
+	filters := store.UnreadFilters()
+	for i := range filters {
+		filters[i].ContextKeys = contextKeys // a session's context narrows its counts too
+	}
 	n, err := s.store.InboxCount(ctx, &store.InboxCountParams{Scope: scope, SubscriberID: subscriberID,
-		Filters: store.UnreadFilters(), Now: s.now()})
+		Filters: filters, Now: s.now()})
 	if err != nil {
 		return unreadCountJSON{}, err
 	}

@@ -63,13 +63,18 @@ type InboxSession struct {
 	// SubscriberID is the subscriber's _id; ExternalID its subscriberId.
 	SubscriberID string
 	ExternalID   string
-	ExpiresAt    time.Time
+	// ContextKeys, when set, narrows the session's lists to the
+	// notifications triggered with exactly these context keys (sorted,
+	// joined by ",").
+	ContextKeys *string
+	ExpiresAt   time.Time
 }
 
 type inboxClaims struct {
-	Org string `json:"org"`
-	Env string `json:"env"`
-	Sub string `json:"sid"`
+	Org string  `json:"org"`
+	Env string  `json:"env"`
+	Sub string  `json:"sid"`
+	Ctx *string `json:"ctx,omitempty"`
 	jwt.RegisteredClaims
 }
 
@@ -82,6 +87,7 @@ func (k *Keys) SignInboxSession(s InboxSession) (string, error) {
 		Org: s.OrganizationID,
 		Env: s.EnvironmentID,
 		Sub: s.ExternalID,
+		Ctx: s.ContextKeys,
 		RegisteredClaims: jwt.RegisteredClaims{
 			Issuer:    issuer,
 			Audience:  jwt.ClaimStrings{inboxAudience},
@@ -107,5 +113,5 @@ func (k *Keys) VerifyInboxSession(token string) (InboxSession, error) {
 		return InboxSession{}, errors.New("secret: invalid inbox session token: no subscriber or environment")
 	}
 	return InboxSession{OrganizationID: c.Org, EnvironmentID: c.Env, SubscriberID: c.Subject, ExternalID: c.Sub,
-		ExpiresAt: c.ExpiresAt.Time}, nil
+		ContextKeys: c.Ctx, ExpiresAt: c.ExpiresAt.Time}, nil
 }

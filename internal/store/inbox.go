@@ -48,6 +48,10 @@ type InboxFilter struct {
 	Data []PayloadCondition
 	// CreatedGTE and CreatedLTE bound the creation time (inclusive).
 	CreatedGTE, CreatedLTE *time.Time
+	// ContextKeys, when set, keeps the messages whose notification's
+	// context keys are exactly these (Notification.ContextKeys form: sorted,
+	// joined by ","; "" for none).
+	ContextKeys *string
 }
 
 // UnreadFilters count a subscriber's unread in-app messages — not read, not
@@ -66,7 +70,7 @@ func UnreadFilters() []InboxFilter {
 // reading messages: it names only state — read, seen, archived, snoozed,
 // severity — and tags.
 func (f *InboxFilter) Counted() bool {
-	return len(f.Data) == 0 && f.CreatedGTE == nil && f.CreatedLTE == nil
+	return len(f.Data) == 0 && f.CreatedGTE == nil && f.CreatedLTE == nil && f.ContextKeys == nil
 }
 
 // InboxListParams selects a page of a subscriber's in-app messages, newest

@@ -73,7 +73,10 @@ type MessageListParams struct {
 	Channel        string
 	SubscriberID   string   // the subscriber's _id
 	TransactionIDs []string // any of them
-	Page, Limit    int
+	// ContextKeys, when set, keeps the messages whose trigger had exactly
+	// these context keys (InboxFilter.ContextKeys).
+	ContextKeys *string
+	Page, Limit int
 }
 
 // MessageDeleteByTransactionParams names the messages of one transaction.

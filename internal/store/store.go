@@ -41,6 +41,8 @@ type Store interface {
 	Layouts
 	Translations
 	Promotion
+	EnvironmentVariables
+	Contexts
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the connections.

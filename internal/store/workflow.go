@@ -107,8 +107,13 @@ type Notification struct {
 	Tags                   []string
 	Channels               []string
 	DigestedNotificationID string
-	CreatedAt              time.Time
-	UpdatedAt              time.Time
+	// Contexts are the trigger's contexts as resolved ({type: {id, data}};
+	// nil when none) and ContextKeys their "type:id" keys, sorted and
+	// joined by "," ("" when none).
+	Contexts    JSON
+	ContextKeys string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 // Job is one step of one notification: the unit of background work.
@@ -175,6 +180,10 @@ type TriggerParams struct {
 	Overrides     JSON
 	Actor         JSON
 	Tags          []string
+	// Contexts and ContextKeys are the resolved contexts of the trigger
+	// (see Notification).
+	Contexts    JSON
+	ContextKeys string
 	// ProviderFor gives the provider of a step's job by step type.
 	ProviderFor func(stepType string) string
 	// DigestPlans, when set, holds the placing of the workflow's first step,

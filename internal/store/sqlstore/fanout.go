@@ -26,6 +26,8 @@ type fanoutState struct {
 	Payload   json.RawMessage   `json:"payload,omitempty"`
 	Overrides json.RawMessage   `json:"overrides,omitempty"`
 	Actor     json.RawMessage   `json:"actor,omitempty"`
+	Contexts  json.RawMessage   `json:"contexts,omitempty"`
+	Keys      string            `json:"contextKeys,omitempty"`
 	Tags      []string          `json:"tags"`
 	Providers map[string]string `json:"providers"` // step type → provider, as at trigger time
 	Created   int               `json:"created"`
@@ -44,7 +46,7 @@ type fanoutTopic struct {
 func (db *DB) insertFanout(ctx context.Context, tx *sql.Tx, p *store.TriggerParams, direct []string) (string, []string, error) {
 	st := fanoutState{Broadcast: p.Broadcast, Skip: direct, Payload: json.RawMessage(orJSON(p.Payload, "{}")),
 		Overrides: json.RawMessage(orJSON(p.Overrides, "{}")), Actor: json.RawMessage(p.Actor), Tags: p.Tags,
-		Providers: map[string]string{}}
+		Contexts: json.RawMessage(p.Contexts), Keys: p.ContextKeys, Providers: map[string]string{}}
 	if st.Tags == nil {
 		st.Tags = []string{}
 	}
@@ -234,7 +236,7 @@ func (db *DB) fanoutBatch(ctx context.Context, tx *sql.Tx, p *store.FanoutRunPar
 			ID: id.NewAt(p.Now), OrganizationID: p.Job.OrganizationID, EnvironmentID: p.Job.EnvironmentID,
 			WorkflowID: wf.ID, SubscriberID: sid, TransactionID: p.Job.TransactionID, Payload: store.JSON(st.Payload),
 			Overrides: store.JSON(st.Overrides), Actor: store.JSON(st.Actor), Tags: st.Tags, Channels: channels,
-			CreatedAt: p.Now, UpdatedAt: p.Now,
+			Contexts: store.JSON(st.Contexts), ContextKeys: st.Keys, CreatedAt: p.Now, UpdatedAt: p.Now,
 		}
 		n.To, _ = json.Marshal(map[string]any{"subscriberId": clientID})
 		rows.add(tp, n, nil, digestPlacement{}, nil)

@@ -24,6 +24,7 @@ var readOnly = []string{
 	"LayoutGet", "LayoutList", "LayoutUsage",
 	"TranslationGet", "TranslationLocales", "TranslationListLocale", "TranslationDefaultLocale", "TranslationSetFor",
 	"EnvironmentResources", "WorkflowTags",
+	"EnvironmentVariableGet", "EnvironmentVariableList", "EnvironmentVariableValues", "ContextGet", "ContextList",
 }
 
 // notData are the store's methods that touch no tenant data, and why.

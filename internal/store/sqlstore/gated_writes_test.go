@@ -502,5 +502,49 @@ func (f *gateFixture) writes() map[string]gatedWrite {
 			_, _, err := f.db.TopicUpsert(t.Context(), &store.TopicUpsertParams{Scope: f.scope, Key: "doomed", Now: f.now()})
 			require.NoError(t, err)
 		}, call: func(ctx context.Context) error { return f.db.TopicDelete(ctx, f.scope, "doomed") }},
+		// Environment variables and contexts.
+		"EnvironmentVariableCreate": {call: func(ctx context.Context) error {
+			_, err := f.db.EnvironmentVariableCreate(ctx, &store.EnvironmentVariableCreateParams{Scope: f.scope, Key: "BASE_URL",
+				Type: "string", IsSecret: true, Values: []store.EnvironmentVariableValue{{EnvironmentID: f.env.ID, Value: "x"}}, Now: f.at})
+			return err
+		}},
+		"EnvironmentVariableUpdate": {setup: func(t *testing.T) {
+			_, err := f.db.EnvironmentVariableCreate(t.Context(), &store.EnvironmentVariableCreateParams{Scope: f.scope, Key: "CHANGED",
+				Type: "string", Now: f.now()})
+			require.NoError(t, err)
+		}, call: func(ctx context.Context) error {
+			_, err := f.db.EnvironmentVariableUpdate(ctx, &store.EnvironmentVariableUpdateParams{Scope: f.scope, Key: "CHANGED",
+				Values: []store.EnvironmentVariableValue{{EnvironmentID: f.env.ID, Value: "y"}}, Now: f.at})
+			return err
+		}},
+		"EnvironmentVariableDelete": {setup: func(t *testing.T) {
+			_, err := f.db.EnvironmentVariableCreate(t.Context(), &store.EnvironmentVariableCreateParams{Scope: f.scope, Key: "DOOMED",
+				Type: "string", Now: f.now()})
+			require.NoError(t, err)
+		}, call: func(ctx context.Context) error { return f.db.EnvironmentVariableDelete(ctx, f.scope, "DOOMED") }},
+		"ContextCreate": {call: func(ctx context.Context) error {
+			_, err := f.db.ContextCreate(ctx, &store.ContextCreateParams{Scope: f.scope,
+				ContextRef: store.ContextRef{Type: "tenant", ContextID: "acme"}, Now: f.at})
+			return err
+		}},
+		"ContextUpdate": {setup: func(t *testing.T) {
+			_, err := f.db.ContextCreate(t.Context(), &store.ContextCreateParams{Scope: f.scope,
+				ContextRef: store.ContextRef{Type: "tenant", ContextID: "changed"}, Now: f.now()})
+			require.NoError(t, err)
+		}, call: func(ctx context.Context) error {
+			_, err := f.db.ContextUpdate(ctx, &store.ContextUpdateParams{Scope: f.scope,
+				ContextRef: store.ContextRef{Type: "tenant", ContextID: "changed", Data: store.JSON(`{"a":1}`)}, Now: f.at})
+			return err
+		}},
+		"ContextDelete": {setup: func(t *testing.T) {
+			_, err := f.db.ContextCreate(t.Context(), &store.ContextCreateParams{Scope: f.scope,
+				ContextRef: store.ContextRef{Type: "tenant", ContextID: "doomed"}, Now: f.now()})
+			require.NoError(t, err)
+		}, call: func(ctx context.Context) error { return f.db.ContextDelete(ctx, f.scope, "tenant", "doomed") }},
+		"ContextResolve": {call: func(ctx context.Context) error {
+			_, err := f.db.ContextResolve(ctx, &store.ContextResolveParams{Scope: f.scope,
+				Refs: []store.ContextRef{{Type: "project", ContextID: "new"}}, Now: f.at})
+			return err
+		}},
 	}
 }

@@ -138,6 +138,9 @@ func (db *DB) filterConditions(a *args, f *store.InboxFilter) string {
 	if f.CreatedLTE != nil {
 		b.WriteString(" AND created_at <= " + a.add(ms(*f.CreatedLTE)))
 	}
+	if f.ContextKeys != nil {
+		b.WriteString(" AND " + contextKeysCondition(a, *f.ContextKeys))
+	}
 	return b.String()
 }
 

@@ -21,6 +21,9 @@ func (db *DB) MessageList(ctx context.Context, p *store.MessageListParams) ([]st
 	if len(p.TransactionIDs) > 0 {
 		where += " AND transaction_id IN (" + a.list(p.TransactionIDs) + ")"
 	}
+	if p.ContextKeys != nil {
+		where += " AND " + contextKeysCondition(&a, *p.ContextKeys)
+	}
 	var total int
 	if err := db.r.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1 FROM messages WHERE "+where+" LIMIT "+
 		strconv.Itoa(store.TotalCountCap)+") c", a...).Scan(&total); err != nil {

@@ -14,17 +14,20 @@ import (
 )
 
 const notificationCols = "id, organization_id, environment_id, workflow_id, subscriber_id, transaction_id, payload, overrides," +
-	" actor, recipient, tags, channels, digested_notification_id, created_at, updated_at"
+	" actor, recipient, tags, channels, digested_notification_id, created_at, updated_at, contexts, context_keys"
 
 func scanNotification(row interface{ Scan(...any) error }) (store.Notification, error) {
 	var n store.Notification
 	var payload, overrides, tags, channels string
-	var actor, to, digested sql.NullString
+	var actor, to, digested, contexts sql.NullString
 	var created, updated int64
 	err := row.Scan(&n.ID, &n.OrganizationID, &n.EnvironmentID, &n.WorkflowID, &n.SubscriberID, &n.TransactionID,
-		&payload, &overrides, &actor, &to, &tags, &channels, &digested, &created, &updated)
+		&payload, &overrides, &actor, &to, &tags, &channels, &digested, &created, &updated, &contexts, &n.ContextKeys)
 	if err != nil {
 		return n, notFound(err)
+	}
+	if contexts.Valid {
+		n.Contexts = store.JSON(contexts.String)
 	}
 	n.Payload, n.Overrides = store.JSON(payload), store.JSON(overrides)
 	if actor.Valid {

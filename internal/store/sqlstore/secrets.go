@@ -245,6 +245,7 @@ type RotateStats struct {
 	Integrations        int // rows of integrations (credentials, secret configurations)
 	IdempotentResponses int // stored answers of session requests
 	APIKeys             int // copies of API keys (revoked ones too)
+	Variables           int // values of secret environment variables
 }
 
 // idempotencyPage is how many stored answers SecretRotate reads at a time.
@@ -285,6 +286,9 @@ func (db *DB) SecretRotate(ctx context.Context, from, to Sealer) (RotateStats, e
 			return err
 		}
 		if st.APIKeys, err = resealAPIKeys(ctx, tx, from, to); err != nil {
+			return err
+		}
+		if st.Variables, err = resealVariables(ctx, tx, from, to); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, "INSERT INTO settings (name, value) VALUES ($1, $2)"+

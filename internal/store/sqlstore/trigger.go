@@ -14,7 +14,7 @@ import (
 // when values come through a VALUES list.
 var (
 	notificationTypes = []string{"TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "JSONB", "TEXT", "TEXT", "TEXT", "TEXT",
-		"TEXT", "TEXT", "BIGINT", "BIGINT"}
+		"TEXT", "TEXT", "BIGINT", "BIGINT", "TEXT", "TEXT"}
 	jobTypes = []string{"TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "INTEGER", "TEXT", "TEXT", "TEXT",
 		"BIGINT", "BIGINT", "INTEGER", "TEXT", "TEXT", "TEXT", "INTEGER", "BIGINT", "BIGINT"}
 	detailTypes = []string{"TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "BOOLEAN", "BOOLEAN", "TEXT", "TEXT", "BIGINT"}
@@ -83,7 +83,7 @@ func (r *triggerRows) add(p *store.TriggerParams, n store.Notification, plan *st
 	}
 	r.notifications = append(r.notifications, []any{n.ID, n.OrganizationID, n.EnvironmentID, n.WorkflowID, n.SubscriberID,
 		n.TransactionID, orJSON(n.Payload, "{}"), orJSON(n.Overrides, "{}"), nullJSON(n.Actor), nullJSON(n.To),
-		marshalText(n.Tags, "[]"), marshalText(n.Channels, "[]"), digested, now, now})
+		marshalText(n.Tags, "[]"), marshalText(n.Channels, "[]"), digested, now, now, nullJSON(n.Contexts), n.ContextKeys})
 	for i, s := range p.Workflow.Steps {
 		status := store.JobPending
 		if i == 0 {

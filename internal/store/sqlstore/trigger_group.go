@@ -706,6 +706,7 @@ func (g *triggerGroup) notifications(ctx context.Context, p *store.TriggerParams
 			ID: id.NewAt(p.Now), OrganizationID: p.OrganizationID, EnvironmentID: p.EnvironmentID,
 			WorkflowID: p.Workflow.ID, SubscriberID: sub.ID, TransactionID: p.TransactionID, Payload: p.Payload,
 			Overrides: p.Overrides, Actor: p.Actor, Tags: p.Tags, Channels: channels, CreatedAt: p.Now, UpdatedAt: p.Now,
+			Contexts: p.Contexts, ContextKeys: p.ContextKeys,
 		}
 		n.To, _ = json.Marshal(map[string]any{"subscriberId": sub.SubscriberID})
 		if planned != nil {
