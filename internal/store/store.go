@@ -38,6 +38,7 @@ type Store interface {
 	Preferences
 	Realtime
 	Stats
+	Users
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the connections.
