@@ -1,0 +1,463 @@
+// Herald's dashboard: a small vanilla front end, served as is (no build
+// step). Every request goes to the dashboard's own routes under
+// /dashboard/api/ with the session cookie; the data routes are the public
+// API's, under /dashboard/api/env/<environment>/. Text from the server is
+// only ever set as text (textContent), never parsed as HTML.
+
+const API = "/dashboard/api";
+const state = { session: null, env: localStorage.getItem("herald.env") || "development", timer: null };
+
+class APIError extends Error {
+  constructor(status, body) {
+    super((body && body.message) || `HTTP ${status}`);
+    this.status = status;
+    this.body = body;
+  }
+}
+
+async function call(method, path, body) {
+  const init = { method, credentials: "same-origin", headers: {} };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const res = await fetch(API + path, init);
+  const text = await res.text();
+  let data = null;
+  if (text) {
+    try { data = JSON.parse(text); } catch { data = { message: text }; }
+  }
+  if (res.status === 401 && path !== "/session") {
+    showSignIn();
+  }
+  if (!res.ok) throw new APIError(res.status, data);
+  return data;
+}
+
+const env = (method, path, body) => call(method, `/env/${encodeURIComponent(state.env)}${path}`, body);
+
+// h builds an element: h("a", {href: "#"}, "text", child, …). Strings are
+// text nodes; attributes starting with "on" are listeners.
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else if (k === "text") el.textContent = v;
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) {
+    if (c === undefined || c === null || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+const $ = (sel) => document.querySelector(sel);
+const fmtTime = (t) => (t ? new Date(t).toLocaleString() : "—");
+const pretty = (v) => JSON.stringify(v, null, 2);
+
+function errorBox(err) {
+  const lines = [err.message];
+  const fields = err.body && err.body.errors;
+  if (fields) {
+    for (const [field, e] of Object.entries(fields)) lines.push(`${field}: ${(e.messages || []).join("; ")}`);
+  }
+  return h("div", { class: "error", role: "alert" }, lines.map((l) => h("div", {}, l)));
+}
+
+function table(headers, rows) {
+  return h("div", { class: "table-wrap" },
+    h("table", {}, h("thead", {}, h("tr", {}, headers.map((x) => h("th", { scope: "col" }, x)))),
+      h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: headers.length, class: "muted" }, "Nothing yet.")))));
+}
+
+// ---- Sign-in and the frame ------------------------------------------------
+
+function showSignIn() {
+  stopPolling();
+  state.session = null;
+  $("#app").hidden = true;
+  $("#signin").hidden = false;
+  $("#email").focus();
+}
+
+async function signIn(ev) {
+  ev.preventDefault();
+  const err = $("#signin-error");
+  err.hidden = true;
+  const button = ev.target.querySelector("button");
+  button.disabled = true;
+  try {
+    state.session = await call("POST", "/session", { email: $("#email").value, password: $("#password").value });
+    $("#password").value = "";
+    showApp();
+  } catch (e) {
+    err.textContent = e.status === 401 ? "Wrong email or password." : e.message;
+    err.hidden = false;
+    $("#password").focus();
+  } finally {
+    button.disabled = false;
+  }
+}
+
+async function signOut() {
+  try { await call("DELETE", "/session"); } catch { /* signed out already */ }
+  location.hash = "";
+  showSignIn();
+}
+
+function showApp() {
+  $("#signin").hidden = true;
+  $("#app").hidden = false;
+  $("#who").textContent = state.session.email;
+  const names = state.session.environments.map((e) => e.name);
+  if (!names.includes(state.env)) state.env = names[0] || "development";
+  const select = $("#env");
+  select.replaceChildren(...names.map((n) => h("option", { value: n, selected: n === state.env }, n[0].toUpperCase() + n.slice(1))));
+  route();
+}
+
+function switchEnv() {
+  state.env = $("#env").value;
+  localStorage.setItem("herald.env", state.env);
+  const [page] = location.hash.replace(/^#\//, "").split("?")[0].split("/");
+  location.hash = `#/${page || "workflows"}`; // a record of one environment is not in the other
+  route();
+}
+
+// ---- Routing ---------------------------------------------------------------
+
+const pages = {
+  workflows: (id) => (id ? workflowPage(id) : workflowsPage()),
+  activity: (id) => (id ? triggerPage(id) : activityPage()),
+  subscribers: (id) => (id ? subscriberPage(id) : subscribersPage()),
+  topics: (key) => (key ? topicPage(key) : topicsPage()),
+  integrations: () => integrationsPage(),
+  "api-keys": () => apiKeysPage(),
+};
+
+async function route() {
+  if (!state.session) return;
+  stopPolling();
+  const [page, ...rest] = location.hash.replace(/^#\//, "").split("?")[0].split("/");
+  const name = pages[page] ? page : "workflows";
+  for (const a of document.querySelectorAll("[data-nav]")) {
+    if (a.dataset.nav === name) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
+  const view = $("#view");
+  view.replaceChildren(h("p", { class: "muted" }, "Loading…"));
+  try {
+    const content = await pages[name](rest.length ? decodeURIComponent(rest.join("/")) : "");
+    view.replaceChildren(...[content].flat());
+  } catch (e) {
+    if (e.status === 401) return;
+    view.replaceChildren(h("h1", {}, "Something went wrong"), errorBox(e));
+  }
+  document.title = `${$("#view h1")?.textContent || "Herald"} · Herald dashboard`;
+}
+
+function stopPolling() {
+  if (state.timer) clearInterval(state.timer);
+  state.timer = null;
+}
+
+// ---- Workflows ---------------------------------------------------------------
+
+async function workflowsPage() {
+  const { workflows } = await env("GET", "/v2/workflows?limit=100");
+  workflows.sort((a, b) => a.name.localeCompare(b.name));
+  return [h("h1", {}, "Workflows"),
+    table(["Name", "Identifier", "Steps", "Status", "Updated"], workflows.map((w) => h("tr", {},
+      h("td", {}, h("a", { href: `#/workflows/${encodeURIComponent(w.workflowId)}` }, w.name)),
+      h("td", {}, h("code", {}, w.workflowId)),
+      h("td", {}, w.steps.map((s) => s.type).join(" → ")),
+      h("td", {}, h("span", { class: "badge" }, w.active ? "active" : "inactive")),
+      h("td", {}, fmtTime(w.updatedAt)))))];
+}
+
+async function workflowPage(workflowId) {
+  const wf = await env("GET", `/v2/workflows/${encodeURIComponent(workflowId)}`);
+  const status = h("div", { "aria-live": "polite" });
+  const editors = [];
+  const stepCards = wf.steps.map((step) => {
+    const controls = h("textarea", { id: `controls-${step.stepId}`, rows: 8, spellcheck: "false" });
+    controls.value = pretty(step.controlValues || {});
+    editors.push({ step, controls });
+    const payload = h("textarea", { id: `payload-${step.stepId}`, rows: 4, spellcheck: "false" });
+    payload.value = "{}";
+    const subscriber = h("input", { id: `subscriber-${step.stepId}`, type: "text", placeholder: "a sample subscriber" });
+    const out = h("div", { class: "preview", "aria-live": "polite" });
+    const preview = async () => {
+      out.replaceChildren(h("p", { class: "muted" }, "Rendering…"));
+      let body;
+      try {
+        body = { workflowId: wf.workflowId, stepId: step.stepId, controlValues: JSON.parse(controls.value || "{}"),
+          payload: JSON.parse(payload.value || "{}"), subscriberId: subscriber.value.trim() };
+      } catch (e) {
+        out.replaceChildren(h("p", { class: "error", role: "alert" }, `Not JSON: ${e.message}`));
+        return;
+      }
+      try {
+        const res = await env("POST", "/preview", body);
+        if (res.error) {
+          out.replaceChildren(h("p", { class: "error", role: "alert" },
+            `Template error${res.error.field ? ` in ${res.error.field}` : ""}: ${res.error.message}`));
+        } else {
+          out.replaceChildren(h("h4", {}, "Preview"), rendered(res.result));
+        }
+      } catch (e) {
+        out.replaceChildren(errorBox(e));
+      }
+    };
+    return h("section", { class: "card", "aria-label": `Step ${step.name}` },
+      h("h3", {}, step.name, " ", h("span", { class: "badge" }, step.type)),
+      h("p", { class: "muted" }, "Step identifier: ", h("code", {}, step.stepId)),
+      h("div", { class: "grid2" },
+        h("div", {}, h("label", { for: controls.id }, "Controls (JSON)"), controls),
+        h("div", {}, h("label", { for: payload.id }, "Payload (JSON)"), payload,
+          h("label", { for: subscriber.id }, "Subscriber ID (optional)"), subscriber,
+          h("div", { class: "row" }, h("button", { type: "button", class: "secondary", onclick: preview }, "Preview")))),
+      out);
+  });
+  const save = async () => {
+    status.replaceChildren();
+    let steps;
+    try {
+      steps = editors.map(({ step, controls }) => ({ stepId: step.stepId, name: step.name, type: step.type,
+        controlValues: JSON.parse(controls.value || "{}") }));
+    } catch (e) {
+      status.replaceChildren(h("p", { class: "error", role: "alert" }, `Not JSON: ${e.message}`));
+      return;
+    }
+    try {
+      await env("PUT", `/v2/workflows/${encodeURIComponent(wf.workflowId)}`, { name: wf.name, workflowId: wf.workflowId,
+        description: wf.description, tags: wf.tags, active: wf.active, steps });
+      status.replaceChildren(h("p", { class: "ok", role: "status" }, "Saved."));
+    } catch (e) {
+      status.replaceChildren(errorBox(e));
+    }
+  };
+  const to = h("input", { id: "test-to", type: "text", required: true });
+  const testPayload = h("textarea", { id: "test-payload", rows: 3, spellcheck: "false" });
+  testPayload.value = "{}";
+  const testOut = h("div", { "aria-live": "polite" });
+  const trigger = async () => {
+    testOut.replaceChildren();
+    try {
+      const res = await env("POST", "/v1/events/trigger", { name: wf.workflowId, to: to.value.trim(), payload: JSON.parse(testPayload.value || "{}") });
+      const tx = res.data && res.data.transactionId;
+      testOut.replaceChildren(h("p", { class: "ok", role: "status" }, "Triggered: ",
+        h("a", { href: `#/activity?transactionId=${encodeURIComponent(tx)}` }, tx)));
+    } catch (e) {
+      testOut.replaceChildren(e instanceof APIError ? errorBox(e) : h("p", { class: "error", role: "alert" }, e.message));
+    }
+  };
+  return [h("p", {}, h("a", { href: "#/workflows" }, "← Workflows")),
+    h("h1", {}, wf.name),
+    h("dl", { class: "kv" }, h("dt", {}, "Identifier"), h("dd", {}, h("code", {}, wf.workflowId)),
+      h("dt", {}, "Status"), h("dd", {}, wf.active ? "active" : "inactive"),
+      h("dt", {}, "Description"), h("dd", {}, wf.description || "—")),
+    h("h2", {}, "Steps"), stepCards,
+    h("div", { class: "row" }, h("button", { type: "button", onclick: save }, "Save")), status,
+    h("h2", {}, "Trigger a test"),
+    h("label", { for: "test-to" }, "Subscriber ID"), to,
+    h("label", { for: "test-payload" }, "Payload (JSON)"), testPayload,
+    h("div", { class: "row" }, h("button", { type: "button", class: "secondary", onclick: trigger }, "Trigger")), testOut];
+}
+
+function rendered(result) {
+  return h("dl", { class: "kv" }, Object.entries(result || {}).flatMap(([k, v]) =>
+    [h("dt", {}, k), h("dd", {}, typeof v === "string" ? h("pre", {}, v) : h("pre", {}, pretty(v)))]));
+}
+
+// ---- Activity ----------------------------------------------------------------
+
+async function activityPage() {
+  const params = new URLSearchParams(location.hash.split("?")[1] || "");
+  const filters = [
+    ["templates", "Workflow", "text"], ["subscriberIds", "Subscriber ID", "text"], ["transactionId", "Transaction ID", "text"],
+    ["channels", "Channel", "text"],
+  ];
+  const inputs = {};
+  const form = h("form", { class: "row", onsubmit: (ev) => { ev.preventDefault(); load(); } },
+    filters.map(([name, label, type]) => {
+      inputs[name] = h("input", { id: `f-${name}`, name, type, value: params.get(name) || params.get(name.replace(/s$/, "")) || "" });
+      return h("div", {}, h("label", { for: `f-${name}` }, label), inputs[name]);
+    }),
+    h("button", { type: "submit", class: "secondary" }, "Filter"));
+  const body = h("div", { "aria-live": "polite" });
+  const load = async () => {
+    const q = new URLSearchParams({ limit: "50" });
+    for (const [name] of filters) if (inputs[name].value.trim()) q.set(name, inputs[name].value.trim());
+    try {
+      const res = await env("GET", `/v1/notifications?${q}`);
+      body.replaceChildren(table(["Time", "Transaction ID", "Workflow", "Subscriber", "Channels"], res.data.map((n) => h("tr", {},
+        h("td", {}, fmtTime(n.createdAt)),
+        h("td", {}, h("a", { href: `#/activity/${encodeURIComponent(n._id)}` }, n.transactionId)),
+        h("td", {}, (n.template && n.template.name) || ""),
+        h("td", {}, (n.subscriber && n.subscriber.subscriberId) || ""),
+        h("td", {}, (n.channels || []).join(", "))))));
+    } catch (e) {
+      if (e.status !== 401) body.replaceChildren(errorBox(e));
+    }
+  };
+  await load();
+  state.timer = setInterval(load, 3000); // new triggers appear without a reload
+  return [h("h1", {}, "Activity"), form, body];
+}
+
+async function triggerPage(id) {
+  const res = await env("GET", `/v1/notifications/${encodeURIComponent(id)}`);
+  const n = res.data || res;
+  const msgs = await env("GET", `/v1/messages?transactionId=${encodeURIComponent(n.transactionId)}&limit=100`).catch(() => ({ data: [] }));
+  return [h("p", {}, h("a", { href: "#/activity" }, "← Activity")),
+    h("h1", {}, `Trigger ${n.transactionId}`),
+    h("dl", { class: "kv" },
+      h("dt", {}, "Workflow"), h("dd", {}, (n.template && n.template.name) || ""),
+      h("dt", {}, "Subscriber"), h("dd", {}, (n.subscriber && n.subscriber.subscriberId) || ""),
+      h("dt", {}, "Created"), h("dd", {}, fmtTime(n.createdAt))),
+    h("h3", {}, "Payload"), h("pre", {}, pretty(n.payload || {})),
+    h("h2", {}, "Steps"),
+    (n.jobs || []).map((job) => h("section", { class: "card job" },
+      h("h3", {}, (job.step && job.step.name) || job.type, " ", h("span", { class: "badge" }, job.type), " ",
+        h("span", { class: `badge ${job.status}` }, job.status)),
+      job.providerId ? h("p", { class: "muted" }, "Provider: ", job.providerId) : null,
+      h("ol", { class: "details" }, (job.executionDetails || []).map((d) => h("li", {},
+        h("span", { class: `badge ${d.status}` }, d.status), " ", h("span", { class: "detail" }, d.detail), " ",
+        h("span", { class: "muted" }, fmtTime(d.createdAt)),
+        d.raw ? h("details", {}, h("summary", {}, "Provider answer"), h("pre", {}, d.raw)) : null))))),
+    h("h2", {}, "Messages"),
+    (msgs.data || []).length ? msgs.data.map((m) => h("section", { class: "card" },
+      h("h3", {}, m.channel, " ", h("span", { class: "badge" }, m.status || "")),
+      m.subject ? h("p", {}, h("strong", {}, "Subject: "), m.subject) : null,
+      h("pre", {}, typeof m.content === "string" ? m.content : pretty(m.content))))
+      : h("p", { class: "muted" }, "No message was sent.")];
+}
+
+// ---- Subscribers, topics, integrations, API keys ---------------------------------
+
+async function subscribersPage() {
+  const params = new URLSearchParams(location.hash.split("?")[1] || "");
+  const input = h("input", { id: "sub-q", type: "search", value: params.get("q") || "" });
+  const by = h("select", { id: "sub-by" }, ["subscriberId", "email", "name"].map((k) => h("option", { value: k }, k)));
+  const body = h("div", { "aria-live": "polite" });
+  const load = async () => {
+    const q = new URLSearchParams({ limit: "50" });
+    if (input.value.trim()) q.set(by.value, input.value.trim());
+    try {
+      const res = await env("GET", `/v2/subscribers?${q}`);
+      body.replaceChildren(table(["Subscriber ID", "Name", "Email", "Phone"], res.data.map((s) => h("tr", {},
+        h("td", {}, h("a", { href: `#/subscribers/${encodeURIComponent(s.subscriberId)}` }, s.subscriberId)),
+        h("td", {}, [s.firstName, s.lastName].filter(Boolean).join(" ")),
+        h("td", {}, s.email || ""), h("td", {}, s.phone || "")))));
+    } catch (e) {
+      body.replaceChildren(errorBox(e));
+    }
+  };
+  await load();
+  return [h("h1", {}, "Subscribers"),
+    h("form", { class: "row", role: "search", onsubmit: (ev) => { ev.preventDefault(); load(); } },
+      h("div", {}, h("label", { for: "sub-by" }, "Search by"), by),
+      h("div", {}, h("label", { for: "sub-q" }, "Search"), input),
+      h("button", { type: "submit", class: "secondary" }, "Search")), body];
+}
+
+async function subscriberPage(subscriberId) {
+  const s = await env("GET", `/v2/subscribers/${encodeURIComponent(subscriberId)}`);
+  const [prefs, topics, inbox] = await Promise.all([
+    env("GET", `/v2/subscribers/${encodeURIComponent(subscriberId)}/preferences`).catch(() => null),
+    env("GET", `/v2/subscribers/${encodeURIComponent(subscriberId)}/subscriptions`).catch(() => null),
+    env("GET", `/v1/messages?subscriberId=${encodeURIComponent(subscriberId)}&channel=in_app&limit=20`).catch(() => null),
+  ]);
+  const masked = (s.channels || []).map((c) => ({ ...c, credentials: { ...c.credentials,
+    deviceTokens: (c.credentials && c.credentials.deviceTokens || []).map((t) => `${String(t).slice(0, 4)}…`),
+    webhookUrl: c.credentials && c.credentials.webhookUrl ? "•••" : undefined } }));
+  return [h("p", {}, h("a", { href: "#/subscribers" }, "← Subscribers")),
+    h("h1", {}, s.subscriberId),
+    h("dl", { class: "kv" }, ["firstName", "lastName", "email", "phone", "locale", "timezone"].flatMap((k) =>
+      [h("dt", {}, k), h("dd", {}, s[k] || "—")])),
+    h("h2", {}, "Channel credentials"), h("pre", {}, pretty(masked)),
+    h("h2", {}, "Preferences"), h("pre", {}, pretty(prefs)),
+    h("h2", {}, "Topics"), h("pre", {}, pretty(topics && (topics.data || topics))),
+    h("h2", {}, "Inbox messages"),
+    table(["Time", "Subject", "Content", "Read"], ((inbox && inbox.data) || []).map((m) => h("tr", {},
+      h("td", {}, fmtTime(m.createdAt)), h("td", {}, m.subject || ""), h("td", {}, String(m.content || "")), h("td", {}, m.read ? "yes" : "no"))))];
+}
+
+async function topicsPage() {
+  const res = await env("GET", "/v2/topics?limit=100");
+  return [h("h1", {}, "Topics"),
+    table(["Key", "Name"], (res.data || []).map((t) => h("tr", {},
+      h("td", {}, h("a", { href: `#/topics/${encodeURIComponent(t.key)}` }, t.key)), h("td", {}, t.name || ""))))];
+}
+
+async function topicPage(key) {
+  const t = await env("GET", `/v2/topics/${encodeURIComponent(key)}`);
+  const members = await env("GET", `/v2/topics/${encodeURIComponent(key)}/subscriptions?limit=100`);
+  const input = h("input", { id: "topic-add", type: "text" });
+  const out = h("div", { "aria-live": "polite" });
+  const change = (method, ids) => async () => {
+    try {
+      await env(method, `/v2/topics/${encodeURIComponent(key)}/subscriptions`, { subscriptions: ids });
+      route();
+    } catch (e) {
+      out.replaceChildren(errorBox(e));
+    }
+  };
+  return [h("p", {}, h("a", { href: "#/topics" }, "← Topics")), h("h1", {}, t.name || t.key),
+    h("h2", {}, "Members"),
+    table(["Subscriber ID", ""], (members.data || []).map((m) => {
+      const sid = (m.subscriber && m.subscriber.subscriberId) || m.subscriberId;
+      return h("tr", {}, h("td", {}, sid), h("td", {}, h("button", { type: "button", class: "secondary", onclick: change("DELETE", [sid]) }, "Remove")));
+    })),
+    h("div", { class: "row" }, h("div", {}, h("label", { for: "topic-add" }, "Subscriber ID"), input),
+      h("button", { type: "button", onclick: () => change("POST", [input.value.trim()])() }, "Add")), out];
+}
+
+async function integrationsPage() {
+  const res = await env("GET", "/v1/integrations");
+  const list = res.data || res;
+  return [h("h1", {}, "Integrations"),
+    table(["Name", "Provider", "Channel", "Identifier", "Active", "Primary"], list.map((i) => h("tr", {},
+      h("td", {}, i.name), h("td", {}, i.providerId), h("td", {}, i.channel), h("td", {}, h("code", {}, i.identifier)),
+      h("td", {}, i.active ? "yes" : "no"), h("td", {}, i.primary ? "yes" : "no"))))];
+}
+
+async function apiKeysPage() {
+  const res = await env("GET", "/api-keys");
+  const out = h("div", { "aria-live": "polite" });
+  const create = async () => {
+    try {
+      const k = (await env("POST", "/api-keys")).data;
+      out.replaceChildren(h("div", { class: "card", role: "status" },
+        h("p", {}, "Your new API key. Copy it now: it is not shown again."), h("pre", { class: "new-key" }, k.key),
+        h("button", { type: "button", class: "secondary", onclick: () => route() }, "Done")));
+    } catch (e) {
+      out.replaceChildren(errorBox(e));
+    }
+  };
+  const revoke = (id) => async () => {
+    if (!confirm("Revoke this API key? Clients using it will be refused.")) return;
+    try {
+      await env("DELETE", `/api-keys/${encodeURIComponent(id)}`);
+      route();
+    } catch (e) {
+      out.replaceChildren(errorBox(e));
+    }
+  };
+  return [h("h1", {}, "API keys"),
+    h("div", { class: "row" }, h("button", { type: "button", onclick: create }, "Create API key")), out,
+    table(["Key", "Created", "Revoked", ""], res.data.map((k) => h("tr", {},
+      h("td", {}, h("code", {}, k.masked)), h("td", {}, fmtTime(k.createdAt)), h("td", {}, k.revokedAt ? fmtTime(k.revokedAt) : "—"),
+      h("td", {}, k.revokedAt ? "" : h("button", { type: "button", class: "secondary", onclick: revoke(k._id) }, "Revoke")))))];
+}
+
+// ---- Start --------------------------------------------------------------------
+
+$("#signin-form").addEventListener("submit", signIn);
+$("#signout").addEventListener("click", signOut);
+$("#env").addEventListener("change", switchEnv);
+window.addEventListener("hashchange", route);
+call("GET", "/session").then((s) => { state.session = s; showApp(); }).catch(() => showSignIn());
