@@ -28,7 +28,9 @@ type httpError struct {
 
 func (e *httpError) Error() string { return e.message }
 
-func errorf(status int, message string) *httpError { return &httpError{status: status, message: message} }
+func errorf(status int, message string) *httpError {
+	return &httpError{status: status, message: message}
+}
 
 type errorBody struct {
 	StatusCode int    `json:"statusCode"`
