@@ -122,9 +122,7 @@ func (d *Dashboard) routes() {
 	d.mux.Handle("POST "+apiPrefix+"/env/{env}/api-keys", d.inEnvironment(d.apiKeyCreate))
 	d.mux.Handle("DELETE "+apiPrefix+"/env/{env}/api-keys/{id}", d.inEnvironment(d.apiKeyRevoke))
 	d.mux.Handle(apiPrefix+"/env/{env}/{rest...}", d.inEnvironment(d.forward))
-	d.mux.Handle(apiPrefix+"/", d.api0(func(w http.ResponseWriter, r *http.Request) error {
-		return errorf(http.StatusNotFound, "Cannot "+r.Method+" "+r.URL.Path)
-	}))
+	d.mux.Handle(apiPrefix+"/", d.api0(d.unmatched))
 }
 
 // Wrap serves the dashboard's paths and hands every other request to next.
@@ -147,14 +145,23 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self';"+
 		" connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
 	if _, pattern := d.mux.Handler(r); pattern == "" {
-		if strings.HasPrefix(r.URL.Path, apiPrefix+"/") {
-			writeError(w, r, errorf(http.StatusMethodNotAllowed, "Cannot "+r.Method+" "+r.URL.Path))
-			return
-		}
 		http.NotFound(w, r)
 		return
 	}
 	d.mux.ServeHTTP(w, r)
+}
+
+// unmatched answers a path of the dashboard's API that no route serves:
+// 405 when another method would be served, else 404.
+func (d *Dashboard) unmatched(_ http.ResponseWriter, r *http.Request) error {
+	for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, p := d.mux.Handler(probe); p != apiPrefix+"/" {
+			return errorf(http.StatusMethodNotAllowed, "Cannot "+r.Method+" "+r.URL.Path)
+		}
+	}
+	return errorf(http.StatusNotFound, "Cannot "+r.Method+" "+r.URL.Path)
 }
 
 // page is the dashboard's one HTML page; the front end draws the sign-in

@@ -37,6 +37,32 @@ func (d *Dashboard) forward(w http.ResponseWriter, r *http.Request, a account, e
 	fr.URL.Path, fr.URL.RawPath, fr.RequestURI = unescaped, escaped, ""
 	fr.Header.Del("Cookie")
 	fr.Header.Set("Authorization", "Bearer "+token)
-	d.api.ServeHTTP(w, fr)
+	d.api.ServeHTTP(&sameOriginWriter{ResponseWriter: w}, fr)
 	return nil
+}
+
+// sameOriginWriter drops the API's CORS headers from its answers: the
+// dashboard's routes are for the dashboard's own page only.
+type sameOriginWriter struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (w *sameOriginWriter) WriteHeader(status int) {
+	if !w.wrote {
+		w.wrote = true
+		for k := range w.Header() {
+			if strings.HasPrefix(k, "Access-Control-") {
+				w.Header().Del(k)
+			}
+		}
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *sameOriginWriter) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
 }

@@ -69,6 +69,7 @@ func (d *Dashboard) preview(w http.ResponseWriter, r *http.Request, _ account, e
 	}
 	st := *step
 	if len(in.ControlValues) > 0 && !bytes.Equal(in.ControlValues, []byte("null")) {
+		st.ControlValues = nil // a new map: the step's may be the store's cached one
 		if err := json.Unmarshal(in.ControlValues, &st.ControlValues); err != nil || st.ControlValues == nil {
 			return errorf(http.StatusUnprocessableEntity, "controlValues must be an object")
 		}

@@ -35,6 +35,12 @@ type envHandler func(w http.ResponseWriter, r *http.Request, a account, env stor
 func (d *Dashboard) api0(h handlerFunc) http.Handler {
 	run := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
+		// Reads too are for the dashboard's own page: a browser says when
+		// another site asks.
+		if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
+			writeError(w, r, errorf(http.StatusForbidden, "Cross-origin requests may not use the dashboard's routes"))
+			return
+		}
 		if err := h(w, r); err != nil {
 			writeErrorLogged(w, r, err, d.log)
 		}
