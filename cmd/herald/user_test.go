@@ -87,7 +87,7 @@ func TestServePrintsDashboard(t *testing.T) {
 	require.NoError(t, err)
 	res.Body.Close()
 	require.Equal(t, http.StatusOK, res.StatusCode)
-	res, err = http.Get(base + "/dashboard/api/session")
+	res, err = http.Get(base + "/dashboard/api/env/development/v2/workflows")
 	require.NoError(t, err)
 	res.Body.Close()
 	require.Equal(t, http.StatusUnauthorized, res.StatusCode)

@@ -115,7 +115,7 @@ func (d *Dashboard) routes() {
 	d.mux.HandleFunc("GET "+Path+"/assets/{file}", d.asset)
 
 	d.mux.Handle("POST "+apiPrefix+"/session", d.api0(d.signIn))
-	d.mux.Handle("GET "+apiPrefix+"/session", d.signedIn(d.me))
+	d.mux.Handle("GET "+apiPrefix+"/session", d.api0(d.me))
 	d.mux.Handle("DELETE "+apiPrefix+"/session", d.signedIn(d.signOut))
 	d.mux.Handle("POST "+apiPrefix+"/env/{env}/preview", d.inEnvironment(d.preview))
 	d.mux.Handle("GET "+apiPrefix+"/env/{env}/api-keys", d.inEnvironment(d.apiKeyList))

@@ -188,9 +188,18 @@ func TestPageAndAssets(t *testing.T) {
 func TestSignInAndOut(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, f *fixture) {
-		requireError(t, f.do(req{method: "GET", path: "/dashboard/api/session"}), http.StatusUnauthorized)
+		signedOut := func(cookie string) {
+			t.Helper()
+			rec := f.do(req{method: "GET", path: "/dashboard/api/session", cookie: cookie})
+			require.Equal(t, http.StatusOK, rec.Code)
+			require.JSONEq(t, `{"email":null,"environments":[]}`, rec.Body.String())
+		}
+		signedOut("")
+		signedOut("made-up")
 		requireError(t, f.do(req{method: "GET", path: "/dashboard/api/env/development/v2/workflows"}), http.StatusUnauthorized)
-		requireError(t, f.do(req{method: "GET", path: "/dashboard/api/session", cookie: "made-up"}), http.StatusUnauthorized)
+		requireError(t, f.do(req{method: "GET", path: "/dashboard/api/env/development/v2/workflows", cookie: "made-up"}), http.StatusUnauthorized)
+		requireError(t, f.do(req{method: "POST", path: "/dashboard/api/env/development/preview", body: "{}"}), http.StatusUnauthorized)
+		requireError(t, f.do(req{method: "GET", path: "/dashboard/api/env/development/api-keys"}), http.StatusUnauthorized)
 
 		for _, body := range []string{`{"email":"ada@example.com","password":"wrong password"}`,
 			`{"email":"nobody@example.com","password":"correct horse battery"}`} {
@@ -210,13 +219,13 @@ func TestSignInAndOut(t *testing.T) {
 		require.Equal(t, "/dashboard/", c.Path)
 		require.Len(t, c.Value, 43)
 		var me struct {
-			Email        string `json:"email"`
+			Email        *string `json:"email"`
 			Environments []struct {
 				Name string `json:"name"`
 			} `json:"environments"`
 		}
 		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &me))
-		require.Equal(t, email, me.Email)
+		require.Equal(t, email, *me.Email)
 		require.Len(t, me.Environments, 2)
 		require.NotContains(t, rawSessions(t, f), c.Value, "the store keeps only a hash of the token")
 
@@ -235,14 +244,15 @@ func TestSignInAndOut(t *testing.T) {
 		rec = f.do(req{method: "DELETE", path: "/dashboard/api/session", cookie: c.Value})
 		require.Equal(t, http.StatusNoContent, rec.Code)
 		require.Equal(t, -1, sessionCookie(rec).MaxAge, "the cookie is cleared")
-		requireError(t, f.do(req{method: "GET", path: "/dashboard/api/session", cookie: c.Value}), http.StatusUnauthorized)
+		signedOut(c.Value)
 		requireError(t, f.do(req{method: "GET", path: "/dashboard/api/env/development/v2/workflows", cookie: c.Value}), http.StatusUnauthorized)
 		requireError(t, f.do(req{method: "DELETE", path: "/dashboard/api/session", cookie: c.Value}), http.StatusUnauthorized)
 
 		// A session ends when it expires, too.
 		tok := f.signIn()
 		f.advance(dashboard.DefaultSessionTTL)
-		requireError(t, f.do(req{method: "GET", path: "/dashboard/api/session", cookie: tok}), http.StatusUnauthorized)
+		signedOut(tok)
+		requireError(t, f.do(req{method: "GET", path: "/dashboard/api/env/development/v2/workflows", cookie: tok}), http.StatusUnauthorized)
 	})
 }
 

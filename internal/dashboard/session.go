@@ -106,9 +106,11 @@ type signInJSON struct {
 	Password string `json:"password"`
 }
 
-// sessionJSON is the signed-in account as the front end sees it.
+// sessionJSON is the signed-in account as the front end sees it; signed
+// out, its email is null (a 200: the page asks before it draws anything,
+// and a signed-out visitor is no error).
 type sessionJSON struct {
-	Email        string            `json:"email"`
+	Email        *string           `json:"email"`
 	Environments []environmentJSON `json:"environments"`
 }
 
@@ -169,8 +171,17 @@ func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) error {
 	return d.writeSession(w, r, http.StatusOK, u)
 }
 
-// GET /dashboard/api/session: the signed-in account and its environments.
-func (d *Dashboard) me(w http.ResponseWriter, r *http.Request, a account) error {
+// GET /dashboard/api/session: the signed-in account and its environments,
+// or {"email": null, "environments": []} signed out.
+func (d *Dashboard) me(w http.ResponseWriter, r *http.Request) error {
+	a, err := d.account(r)
+	if errors.Is(err, errSignedOut) {
+		writeJSON(w, http.StatusOK, sessionJSON{Environments: []environmentJSON{}})
+		return nil
+	}
+	if err != nil {
+		return err
+	}
 	return d.writeSession(w, r, http.StatusOK, a.User)
 }
 
@@ -179,7 +190,7 @@ func (d *Dashboard) writeSession(w http.ResponseWriter, r *http.Request, status 
 	if err != nil {
 		return err
 	}
-	out := sessionJSON{Email: u.Email, Environments: []environmentJSON{}}
+	out := sessionJSON{Email: &u.Email, Environments: []environmentJSON{}}
 	for _, e := range envs {
 		out.Environments = append(out.Environments, environmentJSON{ID: e.ID, Name: e.Name})
 	}

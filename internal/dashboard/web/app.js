@@ -46,7 +46,7 @@ function h(tag, attrs, ...children) {
     else if (k === "text") el.textContent = v;
     else el.setAttribute(k, v === true ? "" : v);
   }
-  for (const c of children.flat()) {
+  for (const c of children.flat(Infinity)) {
     if (c === undefined || c === null || c === false) continue;
     el.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
@@ -150,7 +150,7 @@ async function route() {
   view.replaceChildren(h("p", { class: "muted" }, "Loading…"));
   try {
     const content = await pages[name](rest.length ? decodeURIComponent(rest.join("/")) : "");
-    view.replaceChildren(...[content].flat());
+    view.replaceChildren(...[content].flat(Infinity));
   } catch (e) {
     if (e.status === 401) return;
     view.replaceChildren(h("h1", {}, "Something went wrong"), errorBox(e));
@@ -247,7 +247,7 @@ async function workflowPage(workflowId) {
     testOut.replaceChildren();
     try {
       const res = await env("POST", "/v1/events/trigger", { name: wf.workflowId, to: to.value.trim(), payload: JSON.parse(testPayload.value || "{}") });
-      const tx = res.data && res.data.transactionId;
+      const tx = (res.data || res).transactionId;
       testOut.replaceChildren(h("p", { class: "ok", role: "status" }, "Triggered: ",
         h("a", { href: `#/activity?transactionId=${encodeURIComponent(tx)}` }, tx)));
     } catch (e) {
@@ -418,7 +418,10 @@ async function topicPage(key) {
 
 async function integrationsPage() {
   const res = await env("GET", "/v1/integrations");
-  const list = res.data || res;
+  // The API lists the organization's integrations: this page shows the
+  // environment's own.
+  const current = state.session.environments.find((e) => e.name === state.env);
+  const list = (res.data || res).filter((i) => !current || i._environmentId === current._id);
   return [h("h1", {}, "Integrations"),
     table(["Name", "Provider", "Channel", "Identifier", "Active", "Primary"], list.map((i) => h("tr", {},
       h("td", {}, i.name), h("td", {}, i.providerId), h("td", {}, i.channel), h("td", {}, h("code", {}, i.identifier)),
@@ -460,4 +463,8 @@ $("#signin-form").addEventListener("submit", signIn);
 $("#signout").addEventListener("click", signOut);
 $("#env").addEventListener("change", switchEnv);
 window.addEventListener("hashchange", route);
-call("GET", "/session").then((s) => { state.session = s; showApp(); }).catch(() => showSignIn());
+call("GET", "/session").then((s) => {
+  if (!s.email) return showSignIn();
+  state.session = s;
+  showApp();
+}).catch(() => showSignIn());
