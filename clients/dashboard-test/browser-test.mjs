@@ -10,6 +10,7 @@
 //   HERALD_URL=http://127.0.0.1:3000 HERALD_API_KEY=hk_… HERALD_EMAIL=… HERALD_PASSWORD=… node browser-test.mjs
 import { readFile, mkdir } from "node:fs/promises";
 import { createRequire } from "node:module";
+import { createServer } from "node:http";
 import { chromium } from "playwright-core";
 
 const base = process.env.HERALD_URL;
@@ -156,9 +157,42 @@ try {
   await axe("Topics");
   await page.getByRole("link", { name: "Integrations", exact: true }).click();
   await page.getByRole("heading", { name: "Integrations" }).waitFor();
-  await page.getByRole("cell", { name: "Herald Inbox" }).waitFor();
-  check(await page.getByRole("cell", { name: "Herald Inbox" }).count() === 1, "Integrations lists the environment's own");
+  await page.getByRole("region", { name: "Herald Inbox" }).waitFor();
+  check(await page.getByRole("region", { name: "Herald Inbox" }).count() === 1, "Integrations lists the environment's own");
   await axe("Integrations");
+  // A provider from the catalogue, its credential form, and Send test
+  // through it to a local fake (herald serve runs with
+  // HERALD_ALLOW_PRIVATE_NETWORKS=true).
+  const received = [];
+  const hook = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => { body += c; });
+    req.on("end", () => { received.push(body); res.writeHead(200, { "Content-Type": "application/json" }); res.end('{"ok":true}'); });
+  });
+  await new Promise((resolve) => hook.listen(0, "127.0.0.1", resolve));
+  try {
+    check(await page.getByRole("heading", { name: "Email" }).isVisible() && await page.getByRole("link", { name: "SendGrid" }).isVisible()
+      && await page.getByRole("link", { name: "Twilio" }).isVisible(), "the provider catalogue is grouped by channel with names users know");
+    await page.getByRole("link", { name: "SendGrid" }).click();
+    await page.getByRole("heading", { name: "Add SendGrid" }).waitFor();
+    check(await page.getByLabel("apiKey (required)").getAttribute("type") === "password", "the credential form comes from the registry, secrets masked");
+    await axe("Add integration");
+    await page.getByRole("link", { name: "← Integrations" }).click();
+    await page.getByRole("link", { name: "Chat webhook" }).click();
+    await page.getByLabel("Name").fill("Local hook");
+    await page.getByRole("button", { name: "Create integration" }).click();
+    const card = page.getByRole("region", { name: "Local hook" });
+    await card.waitFor();
+    await card.getByLabel("Send a test to").fill(`http://127.0.0.1:${hook.address().port}/hook`);
+    await card.getByRole("button", { name: "Send test" }).click();
+    await card.getByRole("status").filter({ hasText: "Sent" }).waitFor({ timeout: 15000 });
+    check(received.length === 1 && received[0].includes("test message sent from Herald"), "Send test went through the provider to the local fake");
+    await card.getByRole("button", { name: "Deactivate" }).click();
+    await page.getByRole("region", { name: "Local hook" }).getByRole("button", { name: "Activate" }).waitFor();
+    check(true, "an integration is deactivated from the page");
+  } finally {
+    hook.close();
+  }
   await page.getByRole("link", { name: "API keys", exact: true }).click();
   await page.getByRole("heading", { name: "API keys" }).waitFor();
   check(!(await page.content()).includes(apiKey), "API keys are listed masked");

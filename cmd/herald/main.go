@@ -345,7 +345,8 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 		CORSOrigins: origins, InboxSessionTTL: cfg.InboxSessionTTL, Realtime: rt, Metrics: met, MetricsToken: cfg.MetricsToken})
 	var dash *dashboard.Dashboard
 	if cfg.Role != "worker" {
-		dash = dashboard.New(dashboard.Options{Store: a.Store, Keys: a.Keys, API: handler, Sandbox: sb, Logger: log})
+		dash = dashboard.New(dashboard.Options{Store: a.Store, Keys: a.Keys, API: handler, Sandbox: sb, Logger: log,
+			Delivery: engine.DeliveryOptions{AllowPrivateNetworks: cfg.Delivery.AllowPrivateNetworks, Timeout: cfg.Delivery.Timeout}})
 		handler = dash.Wrap(handler)
 	}
 	var page *demo.Page

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/herald-notify/herald/internal/engine"
+	"github.com/herald-notify/herald/internal/provider/registry"
 	"github.com/herald-notify/herald/internal/sandbox"
 	"github.com/herald-notify/herald/internal/secret"
 	"github.com/herald-notify/herald/internal/store"
@@ -54,6 +56,9 @@ type Options struct {
 	// SignInFailures is the failed sign-ins allowed per minute per client
 	// address and per e-mail address (default DefaultSignInFailures).
 	SignInFailures int
+	// Delivery is how the workers reach providers (the network guard, the
+	// timeout): an integration's Send test goes the same way.
+	Delivery engine.DeliveryOptions
 }
 
 // Dashboard serves /dashboard/.
@@ -69,11 +74,16 @@ type Dashboard struct {
 	files      fs.FS
 	mux        *http.ServeMux
 	csrf       *http.CrossOriginProtection
+	delivery   engine.DeliveryOptions
 }
 
 // New builds the dashboard.
 func New(o Options) *Dashboard {
-	d := &Dashboard{store: o.Store, keys: o.Keys, api: o.API, sandbox: o.Sandbox, log: o.Logger, now: o.Now, sessionTTL: o.SessionTTL}
+	d := &Dashboard{store: o.Store, keys: o.Keys, api: o.API, sandbox: o.Sandbox, log: o.Logger, now: o.Now, sessionTTL: o.SessionTTL,
+		delivery: o.Delivery}
+	if d.delivery.Registry == nil {
+		d.delivery.Registry = registry.Default()
+	}
 	if d.now == nil {
 		d.now = time.Now
 	}
@@ -117,7 +127,9 @@ func (d *Dashboard) routes() {
 	d.mux.Handle("POST "+apiPrefix+"/session", d.api0(d.signIn))
 	d.mux.Handle("GET "+apiPrefix+"/session", d.api0(d.me))
 	d.mux.Handle("DELETE "+apiPrefix+"/session", d.signedIn(d.signOut))
+	d.mux.Handle("GET "+apiPrefix+"/providers", d.signedIn(d.providerCatalogue))
 	d.mux.Handle("POST "+apiPrefix+"/env/{env}/preview", d.inEnvironment(d.preview))
+	d.mux.Handle("POST "+apiPrefix+"/env/{env}/integrations/{id}/test", d.inEnvironment(d.integrationSendTest))
 	d.mux.Handle("GET "+apiPrefix+"/env/{env}/api-keys", d.inEnvironment(d.apiKeyList))
 	d.mux.Handle("POST "+apiPrefix+"/env/{env}/api-keys", d.inEnvironment(d.apiKeyCreate))
 	d.mux.Handle("DELETE "+apiPrefix+"/env/{env}/api-keys/{id}", d.inEnvironment(d.apiKeyRevoke))

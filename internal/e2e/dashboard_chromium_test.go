@@ -57,7 +57,8 @@ func TestDashboardChromium(t *testing.T) {
 
 	for _, kind := range testdb.Kinds { // one after the other: a browser each is enough for this box
 		t.Run(kind, func(t *testing.T) {
-			env := []string{"HERALD_DATA_DIR=" + t.TempDir(), "HERALD_DATABASE_URL=", "HERALD_SECRET=", "HERALD_API_KEY=" + dashboardAPIKey}
+			env := []string{"HERALD_DATA_DIR=" + t.TempDir(), "HERALD_DATABASE_URL=", "HERALD_SECRET=", "HERALD_API_KEY=" + dashboardAPIKey,
+				"HERALD_ALLOW_PRIVATE_NETWORKS=true"} // Send test reaches the browser test's local fake
 			if kind == "postgres" {
 				env[1] = "HERALD_DATABASE_URL=" + testdb.NewPostgresSchema(t)
 			}

@@ -133,7 +133,7 @@ const pages = {
   activity: (id) => (id ? triggerPage(id) : activityPage()),
   subscribers: (id) => (id ? subscriberPage(id) : subscribersPage()),
   topics: (key) => (key ? topicPage(key) : topicsPage()),
-  integrations: () => integrationsPage(),
+  integrations: (rest) => (rest.startsWith("new/") ? newIntegrationPage(rest.slice(4)) : integrationsPage()),
   "api-keys": () => apiKeysPage(),
 };
 
@@ -417,15 +417,100 @@ async function topicPage(key) {
 }
 
 async function integrationsPage() {
-  const res = await env("GET", "/v1/integrations");
+  const [res, catalogue] = await Promise.all([env("GET", "/v1/integrations"), call("GET", "/providers")]);
   // The API lists the organization's integrations: this page shows the
   // environment's own.
   const current = state.session.environments.find((e) => e.name === state.env);
   const list = (res.data || res).filter((i) => !current || i._environmentId === current._id);
-  return [h("h1", {}, "Integrations"),
-    table(["Name", "Provider", "Channel", "Identifier", "Active", "Primary"], list.map((i) => h("tr", {},
-      h("td", {}, i.name), h("td", {}, i.providerId), h("td", {}, i.channel), h("td", {}, h("code", {}, i.identifier)),
-      h("td", {}, i.active ? "yes" : "no"), h("td", {}, i.primary ? "yes" : "no"))))];
+  const names = Object.fromEntries(catalogue.data.flatMap((g) => g.providers.map((p) => [p.id, p.name])));
+  const out = h("div", { "aria-live": "polite" });
+  const act = (fn) => async () => {
+    try {
+      await fn();
+      route();
+    } catch (e) {
+      out.replaceChildren(errorBox(e));
+    }
+  };
+  const testForm = (i) => {
+    const to = h("input", { id: `test-to-${i._id}`, type: "text", placeholder: { email: "you@example.com", sms: "+15551234567", chat: "a webhook URL", push: "a device token" }[i.channel] });
+    const answer = h("div", { "aria-live": "polite" });
+    const send = async () => {
+      answer.replaceChildren(h("p", { class: "muted" }, "Sending…"));
+      try {
+        const r = await env("POST", `/integrations/${i._id}/test`, { to: to.value.trim() });
+        answer.replaceChildren(h("p", { class: r.ok ? "ok" : "error", role: r.ok ? "status" : "alert" },
+          r.ok ? `Sent${r.providerMessageId ? ` (provider message id ${r.providerMessageId})` : ""}.` : `The provider refused: ${r.message}${r.status ? ` (${r.status})` : ""}`),
+          r.raw ? h("details", {}, h("summary", {}, "Provider answer"), h("pre", {}, r.raw)) : null);
+      } catch (e) {
+        answer.replaceChildren(errorBox(e));
+      }
+    };
+    return h("div", { class: "row" }, h("div", {}, h("label", { for: to.id }, "Send a test to"), to),
+      h("button", { type: "button", class: "secondary", onclick: send }, "Send test"), answer);
+  };
+  const mine = list.map((i) => h("section", { class: "card integration", "aria-label": i.name },
+    h("h3", {}, i.name, " ", h("span", { class: "badge" }, names[i.providerId] || i.providerId), " ",
+      h("span", { class: "badge" }, i.channel), i.primary ? h("span", { class: "badge" }, "primary") : null),
+    h("p", { class: "muted" }, "Identifier: ", h("code", {}, i.identifier), " · ", i.active ? "active" : "inactive"),
+    h("div", { class: "row" },
+      h("button", { type: "button", class: "secondary", onclick: act(() => env("PUT", `/v1/integrations/${i._id}`, { active: !i.active })) },
+        i.active ? "Deactivate" : "Activate"),
+      !i.primary && i.channel !== "in_app"
+        ? h("button", { type: "button", class: "secondary", onclick: act(() => env("POST", `/v1/integrations/${i._id}/set-primary`, {})) }, "Make primary")
+        : null),
+    i.channel !== "in_app" ? testForm(i) : null));
+  const groups = catalogue.data.map((g) => h("section", { class: "card" }, h("h3", {}, channelNames[g.channel] || g.channel),
+    h("ul", { class: "providers" }, g.providers.map((p) => h("li", {}, h("a", { href: `#/integrations/new/${p.id}` }, p.name))))));
+  return [h("h1", {}, "Integrations"), out, mine.length ? mine : h("p", { class: "muted" }, "No integration yet."),
+    h("h2", {}, "Add an integration"), h("div", { class: "grid2" }, groups)];
+}
+
+const channelNames = { email: "Email", sms: "SMS", chat: "Chat", push: "Push", in_app: "In-app" };
+
+async function newIntegrationPage(providerId) {
+  const catalogue = await call("GET", "/providers");
+  const group = catalogue.data.find((g) => g.providers.some((p) => p.id === providerId));
+  if (!group) throw new APIError(404, { message: `Herald does not deliver through ${providerId}` });
+  const p = group.providers.find((x) => x.id === providerId);
+  const name = h("input", { id: "integration-name", type: "text", value: p.name });
+  const identifier = h("input", { id: "integration-identifier", type: "text" });
+  const fields = p.credentials.map((c) => {
+    const idAttr = `cred-${c.key}`;
+    const input = c.type === "boolean" ? h("input", { id: idAttr, type: "checkbox" })
+      : c.type === "object" ? h("textarea", { id: idAttr, rows: 3, spellcheck: "false" })
+        : h("input", { id: idAttr, type: c.secret ? "password" : "text", autocomplete: "off", required: c.required });
+    return { c, input, el: h("div", {}, h("label", { for: idAttr }, c.key, c.required ? " (required)" : " (optional)"), input) };
+  });
+  const out = h("div", { "aria-live": "polite" });
+  const save = async (ev) => {
+    ev.preventDefault();
+    const credentials = {};
+    try {
+      for (const { c, input } of fields) {
+        if (c.type === "boolean") { if (input.checked) credentials[c.key] = true; } else if (input.value.trim() !== "") {
+          credentials[c.key] = c.type === "object" ? JSON.parse(input.value) : input.value.trim();
+        }
+      }
+    } catch (e) {
+      out.replaceChildren(h("p", { class: "error", role: "alert" }, `Not JSON: ${e.message}`));
+      return;
+    }
+    const body = { providerId: p.id, channel: group.channel, name: name.value.trim(), credentials, active: true };
+    if (identifier.value.trim()) body.identifier = identifier.value.trim();
+    try {
+      await env("POST", "/v1/integrations", body);
+      location.hash = "#/integrations";
+    } catch (e) {
+      out.replaceChildren(errorBox(e));
+    }
+  };
+  return [h("p", {}, h("a", { href: "#/integrations" }, "← Integrations")), h("h1", {}, `Add ${p.name}`),
+    h("form", { onsubmit: save },
+      h("label", { for: name.id }, "Name"), name,
+      h("label", { for: identifier.id }, "Identifier (optional)"), identifier,
+      h("h2", {}, "Credentials"), fields.map((f) => f.el), out,
+      h("div", { class: "row" }, h("button", { type: "submit" }, "Create integration")))];
 }
 
 async function apiKeysPage() {
