@@ -138,6 +138,16 @@ try {
   const live = await api("POST", "/v1/events/trigger", { name: "dashboard-welcome", to: "ada", payload: { greeting: "Live" } });
   await page.getByRole("link", { name: live.transactionId }).waitFor({ timeout: 10000 });
   check(true, "a new trigger appears without a reload");
+  await page.getByRole("row").filter({ hasText: first.transactionId }).getByText("completed").waitFor({ timeout: 10000 });
+  check(true, "a trigger's status comes from its jobs");
+  await page.getByLabel("Status").selectOption("failed");
+  await page.getByRole("button", { name: "Filter" }).click();
+  await page.getByText("Nothing yet.").waitFor();
+  await page.getByLabel("Status").selectOption("completed");
+  await page.getByLabel("Subscriber ID").fill("ada");
+  await page.getByRole("button", { name: "Filter" }).click();
+  await page.getByRole("link", { name: first.transactionId }).waitFor();
+  check(true, "Activity filters by status and subscriber");
   await axe("Activity");
   await page.getByRole("link", { name: testTx }).click();
   await page.getByRole("heading", { name: `Trigger ${testTx}` }).waitFor();

@@ -129,6 +129,7 @@ func (d *Dashboard) routes() {
 	d.mux.Handle("DELETE "+apiPrefix+"/session", d.signedIn(d.signOut))
 	d.mux.Handle("GET "+apiPrefix+"/providers", d.signedIn(d.providerCatalogue))
 	d.mux.Handle("POST "+apiPrefix+"/env/{env}/preview", d.inEnvironment(d.preview))
+	d.mux.Handle("GET "+apiPrefix+"/env/{env}/activity", d.inEnvironment(d.activity))
 	d.mux.Handle("POST "+apiPrefix+"/env/{env}/integrations/{id}/test", d.inEnvironment(d.integrationSendTest))
 	d.mux.Handle("GET "+apiPrefix+"/env/{env}/api-keys", d.inEnvironment(d.apiKeyList))
 	d.mux.Handle("POST "+apiPrefix+"/env/{env}/api-keys", d.inEnvironment(d.apiKeyCreate))

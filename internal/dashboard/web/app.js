@@ -276,29 +276,30 @@ function rendered(result) {
 
 async function activityPage() {
   const params = new URLSearchParams(location.hash.split("?")[1] || "");
-  const filters = [
-    ["templates", "Workflow", "text"], ["subscriberIds", "Subscriber ID", "text"], ["transactionId", "Transaction ID", "text"],
-    ["channels", "Channel", "text"],
-  ];
-  const inputs = {};
+  const inputs = {
+    workflow: h("input", { id: "f-workflow", type: "text", value: params.get("workflow") || "" }),
+    subscriberId: h("input", { id: "f-subscriberId", type: "text", value: params.get("subscriberId") || "" }),
+    transactionId: h("input", { id: "f-transactionId", type: "text", value: params.get("transactionId") || "" }),
+    channel: h("select", { id: "f-channel" }, ["", "in_app", "email", "sms", "chat", "push"].map((c) => h("option", { value: c }, c || "any"))),
+    status: h("select", { id: "f-status" }, ["", "completed", "in progress", "failed", "canceled"].map((c) => h("option", { value: c }, c || "any"))),
+  };
+  const labels = { workflow: "Workflow", subscriberId: "Subscriber ID", transactionId: "Transaction ID", channel: "Channel", status: "Status" };
   const form = h("form", { class: "row", onsubmit: (ev) => { ev.preventDefault(); load(); } },
-    filters.map(([name, label, type]) => {
-      inputs[name] = h("input", { id: `f-${name}`, name, type, value: params.get(name) || params.get(name.replace(/s$/, "")) || "" });
-      return h("div", {}, h("label", { for: `f-${name}` }, label), inputs[name]);
-    }),
+    Object.entries(inputs).map(([k, el]) => h("div", {}, h("label", { for: el.id }, labels[k]), el)),
     h("button", { type: "submit", class: "secondary" }, "Filter"));
   const body = h("div", { "aria-live": "polite" });
   const load = async () => {
-    const q = new URLSearchParams({ limit: "50" });
-    for (const [name] of filters) if (inputs[name].value.trim()) q.set(name, inputs[name].value.trim());
+    const q = new URLSearchParams();
+    for (const [k, el] of Object.entries(inputs)) if (el.value.trim()) q.set(k, el.value.trim());
     try {
-      const res = await env("GET", `/v1/notifications?${q}`);
-      body.replaceChildren(table(["Time", "Transaction ID", "Workflow", "Subscriber", "Channels"], res.data.map((n) => h("tr", {},
+      const res = await env("GET", `/activity?${q}`);
+      body.replaceChildren(table(["Time", "Transaction ID", "Workflow", "Subscriber", "Channels", "Status"], res.data.map((n) => h("tr", {},
         h("td", {}, fmtTime(n.createdAt)),
         h("td", {}, h("a", { href: `#/activity/${encodeURIComponent(n._id)}` }, n.transactionId)),
-        h("td", {}, (n.template && n.template.name) || ""),
-        h("td", {}, (n.subscriber && n.subscriber.subscriberId) || ""),
-        h("td", {}, (n.channels || []).join(", "))))));
+        h("td", {}, n.workflowName),
+        h("td", {}, n.subscriberId),
+        h("td", {}, n.channels.join(", ")),
+        h("td", {}, h("span", { class: `badge ${n.status}` }, n.status))))));
     } catch (e) {
       if (e.status !== 401) body.replaceChildren(errorBox(e));
     }
