@@ -32,7 +32,7 @@ func TestActivity(t *testing.T) {
 		}
 		type row struct {
 			TransactionID, WorkflowID, WorkflowName, SubscriberID, Status string
-			Channels                                                    []string
+			Channels                                                      []string
 		}
 		list := func(query string) []row {
 			t.Helper()
