@@ -92,7 +92,7 @@ try {
   problems.length = 0; // the refused sign-in's 401 is the one expected error
 
   await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.keyboard.press("Enter"); // the keyboard alone signs in
   await page.getByRole("button", { name: "Sign out" }).waitFor();
   const [cookie] = await context.cookies();
   check(cookie && cookie.httpOnly && cookie.sameSite === "Strict", "signed in: the session cookie is HttpOnly and SameSite=Strict");
@@ -100,6 +100,17 @@ try {
     check(await page.getByRole("link", { name, exact: true }).isVisible(), `the navigation links ${name}`);
   }
   check((await page.getByLabel("Environment").inputValue()) === "development", "the environment shown is Development");
+  // Keyboard: Tab reaches the navigation, Enter follows a link.
+  await page.locator("body").focus();
+  let reached = false;
+  for (let i = 0; i < 20 && !reached; i++) {
+    await page.keyboard.press("Tab");
+    reached = await page.evaluate(() => document.activeElement && document.activeElement.textContent === "Topics");
+  }
+  check(reached, "the navigation is reachable with Tab");
+  await page.keyboard.press("Enter");
+  await page.getByRole("heading", { name: "Topics" }).waitFor();
+  await page.getByRole("link", { name: "Workflows", exact: true }).click();
 
   // Workflows and a workflow's step.
   await page.getByRole("heading", { name: "Workflows" }).waitFor();
@@ -165,6 +176,19 @@ try {
   await page.getByRole("link", { name: "Topics", exact: true }).click();
   await page.getByRole("heading", { name: "Topics" }).waitFor();
   await axe("Topics");
+  await page.getByLabel("Key").fill("news");
+  await page.getByLabel("Name").fill("News");
+  await page.getByRole("button", { name: "Create topic" }).click();
+  await page.getByRole("heading", { name: "News" }).waitFor();
+  await page.getByLabel("Subscriber ID").fill("ada");
+  await page.getByRole("button", { name: "Add" }).click();
+  await page.getByRole("cell", { name: "ada", exact: true }).waitFor();
+  const members = await api("GET", "/v2/topics/news/subscriptions");
+  check(members.data.length === 1, "a topic is created and a subscriber added from the page");
+  await axe("Topic");
+  await page.getByRole("button", { name: "Remove" }).click();
+  await page.getByText("Nothing yet.").waitFor();
+  check((await api("GET", "/v2/topics/news/subscriptions")).data.length === 0, "and removed");
   await page.getByRole("link", { name: "Integrations", exact: true }).click();
   await page.getByRole("heading", { name: "Integrations" }).waitFor();
   await page.getByRole("region", { name: "Herald Inbox" }).waitFor();
@@ -223,6 +247,17 @@ try {
   check(!(await page.getByRole("link", { name: "Dashboard welcome" }).isVisible()), "Production shows its own (empty) workflows");
   await page.getByLabel("Environment").selectOption("development");
   await page.getByRole("link", { name: "Dashboard welcome" }).waitFor();
+
+  // A narrow screen: nothing wider than the window (tables scroll in
+  // their own box).
+  await page.setViewportSize({ width: 375, height: 800 });
+  for (const [hash, heading] of [["#/workflows/dashboard-welcome", "Dashboard welcome"], ["#/activity", "Activity"], ["#/integrations", "Integrations"]]) {
+    await page.goto(`${base}/dashboard/${hash}`);
+    await page.getByRole("heading", { name: heading, exact: true }).waitFor();
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    check(width <= 375, `${heading} fits a 375 px wide screen (${width} px)`);
+  }
+  await page.setViewportSize({ width: 1200, height: 900 });
 
   check(problems.length === 0, `no console errors and no failed requests${problems.length ? `: ${problems.join("; ")}` : ""}`);
 

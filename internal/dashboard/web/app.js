@@ -389,9 +389,27 @@ async function subscriberPage(subscriberId) {
 
 async function topicsPage() {
   const res = await env("GET", "/v2/topics?limit=100");
+  const key = h("input", { id: "topic-key", type: "text", required: true });
+  const name = h("input", { id: "topic-name", type: "text" });
+  const out = h("div", { "aria-live": "polite" });
+  const create = async (ev) => {
+    ev.preventDefault();
+    try {
+      const body = { key: key.value.trim() };
+      if (name.value.trim()) body.name = name.value.trim();
+      await env("POST", "/v2/topics", body);
+      location.hash = `#/topics/${encodeURIComponent(body.key)}`;
+    } catch (e) {
+      out.replaceChildren(errorBox(e));
+    }
+  };
   return [h("h1", {}, "Topics"),
     table(["Key", "Name"], (res.data || []).map((t) => h("tr", {},
-      h("td", {}, h("a", { href: `#/topics/${encodeURIComponent(t.key)}` }, t.key)), h("td", {}, t.name || ""))))];
+      h("td", {}, h("a", { href: `#/topics/${encodeURIComponent(t.key)}` }, t.key)), h("td", {}, t.name || "")))),
+    h("h2", {}, "Create a topic"),
+    h("form", { class: "row", onsubmit: create },
+      h("div", {}, h("label", { for: key.id }, "Key"), key), h("div", {}, h("label", { for: name.id }, "Name"), name),
+      h("button", { type: "submit" }, "Create topic")), out];
 }
 
 async function topicPage(key) {
