@@ -79,8 +79,11 @@ try {
   // Sign-in: a wrong password first.
   const firstLoad = [];
   page.on("response", async (r) => { firstLoad.push(Number(r.headers()["content-length"] || (await r.body().catch(() => "")).length || 0)); });
+  const began = Date.now();
   await page.goto(`${base}/dashboard/`);
   await page.getByRole("button", { name: "Sign in" }).waitFor();
+  const interactive = Date.now() - began;
+  check(interactive < 2000, `the sign-in form is interactive within 2 s (${interactive} ms)`);
   check(firstLoad.reduce((a, b) => a + b, 0) < 500_000, "the first load of /dashboard/ transfers less than 500 KB");
   await axe("Sign-in");
   await page.getByLabel("Email").fill(email);
