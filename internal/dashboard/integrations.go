@@ -63,7 +63,9 @@ func (d *Dashboard) providerCatalogue(w http.ResponseWriter, r *http.Request, _ 
 		slices.SortFunc(group.Providers, func(a, b providerJSON) int { return strings.Compare(a.Name, b.Name) })
 		out = append(out, group)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": out})
+	// names: every provider's name, Herald's in-app one included (which is
+	// no choice to add: each environment has it).
+	writeJSON(w, http.StatusOK, map[string]any{"data": out, "names": providerNames})
 	return nil
 }
 

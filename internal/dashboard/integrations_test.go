@@ -36,6 +36,11 @@ func TestProviderCatalogue(t *testing.T) {
 		} `json:"data"`
 	}
 	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &out))
+	var all struct {
+		Names map[string]string `json:"names"`
+	}
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &all))
+	require.Equal(t, "Herald Inbox", all.Names["svc"])
 	names := map[string]string{}
 	for _, g := range out.Data {
 		for _, p := range g.Providers {

@@ -36,8 +36,10 @@ const (
 // navigation, the environment switch, a step's preview and edit, a test
 // trigger in Activity with its execution details, the other pages, API key
 // masking, sign-out, the 401 and cross-origin 403 of the dashboard's own
-// requests replayed, and axe-core on every page. Skipped without chromium
-// unless CI=true. SCREENSHOT_DIR keeps the pages' screenshots.
+// requests replayed, and axe-core on every page; then firefox-test.mjs
+// checks the same pages in Firefox ESR. Skipped without chromium (and the
+// Firefox part without firefox-esr) unless CI=true. SCREENSHOT_DIR keeps
+// the pages' screenshots.
 func TestDashboardChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds herald and runs a browser")
@@ -69,7 +71,7 @@ func TestDashboardChromium(t *testing.T) {
 			out, err := create.CombinedOutput()
 			require.NoError(t, err, "herald user create: %s", out)
 
-			ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), 180*time.Second)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, node, "browser-test.mjs")
 			cmd.Dir = dashboardClientDir
@@ -80,13 +82,35 @@ func TestDashboardChromium(t *testing.T) {
 			}
 			out, err = cmd.CombinedOutput()
 			if ctx.Err() != nil {
-				t.Fatalf("browser-test.mjs did not finish within 120 s; its output:\n%s", out)
+				t.Fatalf("browser-test.mjs did not finish in time; its output:\n%s", out)
 			}
 			require.NoError(t, err, "browser-test.mjs failed (%s); its output:\n%s", kind, out)
 			t.Logf("browser-test.mjs (%s):\n%s", kind, out)
+
+			// The same front end in Firefox: a smaller check (firefox-test.mjs).
+			if _, err := os.Stat(firefoxPath); err != nil {
+				if os.Getenv("CI") == "true" {
+					t.Fatalf("%s is required under CI=true: %v", firefoxPath, err)
+				}
+				t.Logf("%s not found: the Firefox check is skipped (apt-get install firefox-esr)", firefoxPath)
+				return
+			}
+			ff := exec.CommandContext(ctx, node, "firefox-test.mjs")
+			ff.Dir = dashboardClientDir
+			ff.Env = append(os.Environ(), "HERALD_URL="+base, "HERALD_API_KEY="+dashboardAPIKey, "HERALD_EMAIL="+dashboardEmail,
+				"HERALD_PASSWORD="+dashboardPassword, "FIREFOX="+firefoxPath, "NO_COLOR=1")
+			out, err = ff.CombinedOutput()
+			if ctx.Err() != nil {
+				t.Fatalf("firefox-test.mjs did not finish in time; its output:\n%s", out)
+			}
+			require.NoError(t, err, "firefox-test.mjs failed (%s); its output:\n%s", kind, out)
+			t.Logf("firefox-test.mjs (%s):\n%s", kind, out)
 		})
 	}
 }
+
+// firefoxPath is Debian's Firefox ESR, which .ci/run installs.
+const firefoxPath = "/usr/bin/firefox-esr"
 
 // startDashboardHerald runs `herald serve` on a free loopback port with the
 // given environment (store, data directory, API key) and returns its URL.

@@ -441,7 +441,7 @@ async function integrationsPage() {
   // environment's own.
   const current = state.session.environments.find((e) => e.name === state.env);
   const list = (res.data || res).filter((i) => !current || i._environmentId === current._id);
-  const names = Object.fromEntries(catalogue.data.flatMap((g) => g.providers.map((p) => [p.id, p.name])));
+  const names = catalogue.names;
   const out = h("div", { "aria-live": "polite" });
   const act = (fn) => async () => {
     try {
