@@ -124,8 +124,8 @@ func (d *Dashboard) routes() {
 	d.mux.HandleFunc("GET "+Path+"/{$}", d.page)
 	d.mux.HandleFunc("GET "+Path+"/assets/{file}", d.asset)
 
-	d.mux.Handle("POST "+apiPrefix+"/session", d.api0(d.signIn))
-	d.mux.Handle("GET "+apiPrefix+"/session", d.api0(d.me))
+	d.mux.Handle("POST "+apiPrefix+"/session", d.guard(d.signIn))
+	d.mux.Handle("GET "+apiPrefix+"/session", d.guard(d.me))
 	d.mux.Handle("DELETE "+apiPrefix+"/session", d.signedIn(d.signOut))
 	d.mux.Handle("GET "+apiPrefix+"/providers", d.signedIn(d.providerCatalogue))
 	d.mux.Handle("POST "+apiPrefix+"/env/{env}/preview", d.inEnvironment(d.preview))
@@ -135,7 +135,7 @@ func (d *Dashboard) routes() {
 	d.mux.Handle("POST "+apiPrefix+"/env/{env}/api-keys", d.inEnvironment(d.apiKeyCreate))
 	d.mux.Handle("DELETE "+apiPrefix+"/env/{env}/api-keys/{id}", d.inEnvironment(d.apiKeyRevoke))
 	d.mux.Handle(apiPrefix+"/env/{env}/{rest...}", d.inEnvironment(d.forward))
-	d.mux.Handle(apiPrefix+"/", d.api0(d.unmatched))
+	d.mux.Handle(apiPrefix+"/", d.guard(d.unmatched))
 }
 
 // Wrap serves the dashboard's paths and hands every other request to next.

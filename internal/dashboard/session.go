@@ -29,10 +29,10 @@ type accountHandler func(w http.ResponseWriter, r *http.Request, a account) erro
 // envHandler serves a route in one environment of the account's organization.
 type envHandler func(w http.ResponseWriter, r *http.Request, a account, env store.Environment) error
 
-// api0 runs a route of the dashboard's API: cross-origin state-changing
+// guard runs a route of the dashboard's API: cross-origin state-changing
 // requests are refused with a 403 before anything else, and errors are
 // written in the API's shape.
-func (d *Dashboard) api0(h handlerFunc) http.Handler {
+func (d *Dashboard) guard(h handlerFunc) http.Handler {
 	run := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		// Reads too are for the dashboard's own page: a browser says when
@@ -51,7 +51,7 @@ func (d *Dashboard) api0(h handlerFunc) http.Handler {
 // signedIn runs h for the account of the request's session cookie, and
 // answers 401 without one.
 func (d *Dashboard) signedIn(h accountHandler) http.Handler {
-	return d.api0(func(w http.ResponseWriter, r *http.Request) error {
+	return d.guard(func(w http.ResponseWriter, r *http.Request) error {
 		a, err := d.account(r)
 		if err != nil {
 			return err
