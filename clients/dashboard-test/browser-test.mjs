@@ -227,6 +227,19 @@ try {
     await card.getByRole("button", { name: "Deactivate" }).click();
     await page.getByRole("region", { name: "Local hook" }).getByRole("button", { name: "Activate" }).waitFor();
     check(true, "an integration is deactivated from the page");
+    await page.getByRole("link", { name: "Edit Local hook" }).click();
+    await page.getByRole("heading", { name: "Edit Local hook" }).waitFor();
+    await page.getByLabel("webhookUrl (optional)").fill("https://hooks.example.com/edited");
+    await page.getByRole("button", { name: "Save integration" }).click();
+    await page.getByRole("link", { name: "Edit Local hook" }).click();
+    await page.getByRole("heading", { name: "Edit Local hook" }).waitFor();
+    check(await page.getByLabel("webhookUrl (optional)").inputValue() === "https://hooks.example.com/edited", "an integration's credentials are edited");
+    await axe("Edit integration");
+    page.once("dialog", (d) => d.accept());
+    await page.getByRole("button", { name: "Delete integration" }).click();
+    await page.getByRole("heading", { name: "Integrations" }).waitFor();
+    await page.getByRole("region", { name: "Herald Inbox" }).waitFor();
+    check(await page.getByRole("region", { name: "Local hook" }).count() === 0, "and deleted");
   } finally {
     hook.close();
   }

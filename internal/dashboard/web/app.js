@@ -133,7 +133,8 @@ const pages = {
   activity: (id) => (id ? triggerPage(id) : activityPage()),
   subscribers: (id) => (id ? subscriberPage(id) : subscribersPage()),
   topics: (key) => (key ? topicPage(key) : topicsPage()),
-  integrations: (rest) => (rest.startsWith("new/") ? newIntegrationPage(rest.slice(4)) : integrationsPage()),
+  integrations: (rest) => (rest.startsWith("new/") ? integrationForm(rest.slice(4))
+    : rest.startsWith("edit/") ? editIntegrationPage(rest.slice(5)) : integrationsPage()),
   "api-keys": () => apiKeysPage(),
 };
 
@@ -477,7 +478,8 @@ async function integrationsPage() {
         i.active ? "Deactivate" : "Activate"),
       !i.primary && i.channel !== "in_app"
         ? h("button", { type: "button", class: "secondary", onclick: act(() => env("POST", `/v1/integrations/${i._id}/set-primary`, {})) }, "Make primary")
-        : null),
+        : null,
+      i.channel !== "in_app" ? h("a", { href: `#/integrations/edit/${i._id}` }, "Edit ", i.name) : null),
     i.channel !== "in_app" ? testForm(i) : null));
   const groups = catalogue.data.map((g) => h("section", { class: "card" }, h("h3", {}, channelNames[g.channel] || g.channel),
     h("ul", { class: "providers" }, g.providers.map((p) => h("li", {}, h("a", { href: `#/integrations/new/${p.id}` }, p.name))))));
@@ -487,18 +489,25 @@ async function integrationsPage() {
 
 const channelNames = { email: "Email", sms: "SMS", chat: "Chat", push: "Push", in_app: "In-app" };
 
-async function newIntegrationPage(providerId) {
+// integrationForm adds an integration of a provider, or (with existing)
+// edits one: its name and its credentials, the form built from the
+// provider's registry entry. The dashboard sees credentials in the clear,
+// as an organization member does; secrets stay in password fields.
+async function integrationForm(providerId, existing) {
   const catalogue = await call("GET", "/providers");
   const group = catalogue.data.find((g) => g.providers.some((p) => p.id === providerId));
   if (!group) throw new APIError(404, { message: `Herald does not deliver through ${providerId}` });
   const p = group.providers.find((x) => x.id === providerId);
-  const name = h("input", { id: "integration-name", type: "text", value: p.name });
-  const identifier = h("input", { id: "integration-identifier", type: "text" });
+  const current = (existing && existing.credentials) || {};
+  const name = h("input", { id: "integration-name", type: "text", value: existing ? existing.name : p.name });
+  const identifier = h("input", { id: "integration-identifier", type: "text", value: existing ? existing.identifier : "" });
   const fields = p.credentials.map((c) => {
     const idAttr = `cred-${c.key}`;
-    const input = c.type === "boolean" ? h("input", { id: idAttr, type: "checkbox" })
+    const input = c.type === "boolean" ? h("input", { id: idAttr, type: "checkbox", checked: current[c.key] === true })
       : c.type === "object" ? h("textarea", { id: idAttr, rows: 3, spellcheck: "false" })
         : h("input", { id: idAttr, type: c.secret ? "password" : "text", autocomplete: "off", required: c.required });
+    if (c.type === "object" && current[c.key] !== undefined) input.value = pretty(current[c.key]);
+    else if (c.type !== "boolean" && current[c.key] !== undefined) input.value = String(current[c.key]);
     return { c, input, el: h("div", {}, h("label", { for: idAttr }, c.key, c.required ? " (required)" : " (optional)"), input) };
   });
   const out = h("div", { "aria-live": "polite" });
@@ -515,21 +524,40 @@ async function newIntegrationPage(providerId) {
       out.replaceChildren(h("p", { class: "error", role: "alert" }, `Not JSON: ${e.message}`));
       return;
     }
-    const body = { providerId: p.id, channel: group.channel, name: name.value.trim(), credentials, active: true };
+    const body = { name: name.value.trim(), credentials };
     if (identifier.value.trim()) body.identifier = identifier.value.trim();
     try {
-      await env("POST", "/v1/integrations", body);
+      if (existing) await env("PUT", `/v1/integrations/${existing._id}`, body);
+      else await env("POST", "/v1/integrations", { ...body, providerId: p.id, channel: group.channel, active: true });
       location.hash = "#/integrations";
     } catch (e) {
       out.replaceChildren(errorBox(e));
     }
   };
-  return [h("p", {}, h("a", { href: "#/integrations" }, "← Integrations")), h("h1", {}, `Add ${p.name}`),
+  const remove = async () => {
+    if (!confirm(`Delete the integration ${existing.name}?`)) return;
+    try {
+      await env("DELETE", `/v1/integrations/${existing._id}`);
+      location.hash = "#/integrations";
+    } catch (e) {
+      out.replaceChildren(errorBox(e));
+    }
+  };
+  return [h("p", {}, h("a", { href: "#/integrations" }, "← Integrations")), h("h1", {}, existing ? `Edit ${existing.name}` : `Add ${p.name}`),
+    existing ? h("p", { class: "muted" }, p.name, " · ", channelNames[group.channel] || group.channel) : null,
     h("form", { onsubmit: save },
       h("label", { for: name.id }, "Name"), name,
-      h("label", { for: identifier.id }, "Identifier (optional)"), identifier,
+      h("label", { for: identifier.id }, existing ? "Identifier" : "Identifier (optional)"), identifier,
       h("h2", {}, "Credentials"), fields.map((f) => f.el), out,
-      h("div", { class: "row" }, h("button", { type: "submit" }, "Create integration")))];
+      h("div", { class: "row" }, h("button", { type: "submit" }, existing ? "Save integration" : "Create integration"),
+        existing ? h("button", { type: "button", class: "secondary", onclick: remove }, "Delete integration") : null))];
+}
+
+async function editIntegrationPage(id) {
+  const res = await env("GET", "/v1/integrations");
+  const existing = (res.data || res).find((i) => i._id === id);
+  if (!existing) throw new APIError(404, { message: "No such integration in this environment" });
+  return integrationForm(existing.providerId, existing);
 }
 
 async function apiKeysPage() {
