@@ -175,6 +175,8 @@ try {
   await page.getByRole("link", { name: "ada", exact: true }).click();
   await page.getByRole("heading", { name: "ada" }).waitFor();
   check(await page.getByText("Edited: From the test trigger").first().isVisible(), "a subscriber's page shows its inbox messages");
+  check(await page.getByRole("row").filter({ hasText: "Dashboard welcome" }).filter({ hasText: "in_app on" }).isVisible(),
+    "and its preferences");
   await axe("Subscriber");
   await page.getByRole("link", { name: "Topics", exact: true }).click();
   await page.getByRole("heading", { name: "Topics" }).waitFor();

@@ -268,6 +268,10 @@ async function workflowPage(workflowId) {
     h("div", { class: "row" }, h("button", { type: "button", class: "secondary", onclick: trigger }, "Trigger")), testOut];
 }
 
+function channelList(channels) {
+  return Object.entries(channels || {}).map(([ch, on]) => `${ch} ${on ? "on" : "off"}`).join(", ");
+}
+
 function rendered(result) {
   return h("dl", { class: "kv" }, Object.entries(result || {}).flatMap(([k, v]) =>
     [h("dt", {}, k), h("dd", {}, typeof v === "string" ? h("pre", {}, v) : h("pre", {}, pretty(v)))]));
@@ -380,9 +384,17 @@ async function subscriberPage(subscriberId) {
     h("h1", {}, s.subscriberId),
     h("dl", { class: "kv" }, ["firstName", "lastName", "email", "phone", "locale", "timezone"].flatMap((k) =>
       [h("dt", {}, k), h("dd", {}, s[k] || "—")])),
-    h("h2", {}, "Channel credentials"), h("pre", {}, pretty(masked)),
-    h("h2", {}, "Preferences"), h("pre", {}, pretty(prefs)),
-    h("h2", {}, "Topics"), h("pre", {}, pretty(topics && (topics.data || topics))),
+    h("h2", {}, "Channel credentials"),
+    table(["Provider", "Integration", "Credentials"], masked.map((c) => h("tr", {},
+      h("td", {}, c.providerId), h("td", {}, c.integrationIdentifier || ""), h("td", {}, h("code", {}, JSON.stringify(c.credentials)))))),
+    h("h2", {}, "Preferences"),
+    table(["Scope", "Enabled", "Channels"], prefs ? [
+      h("tr", {}, h("td", {}, "All workflows"), h("td", {}, prefs.global.enabled ? "yes" : "no"), h("td", {}, channelList(prefs.global.channels))),
+      ...prefs.workflows.map((p) => h("tr", {}, h("td", {}, p.workflow.name), h("td", {}, p.enabled ? "yes" : "no"), h("td", {}, channelList(p.channels)))),
+    ] : []),
+    h("h2", {}, "Topics"),
+    table(["Topic", "Name"], ((topics && topics.data) || []).map((t) => h("tr", {},
+      h("td", {}, h("a", { href: `#/topics/${encodeURIComponent(t.topic.key)}` }, t.topic.key)), h("td", {}, t.topic.name || "")))),
     h("h2", {}, "Inbox messages"),
     table(["Time", "Subject", "Content", "Read"], ((inbox && inbox.data) || []).map((m) => h("tr", {},
       h("td", {}, fmtTime(m.createdAt)), h("td", {}, m.subject || ""), h("td", {}, String(m.content || "")), h("td", {}, m.read ? "yes" : "no"))))];
