@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net/http"
 	"path"
+	"runtime"
 	"strings"
 	"time"
 
@@ -75,6 +76,9 @@ type Dashboard struct {
 	mux        *http.ServeMux
 	csrf       *http.CrossOriginProtection
 	delivery   engine.DeliveryOptions
+	// hashing bounds the password checks running at once: each takes
+	// Argon2id's 19 MiB, and a burst of sign-ins must not take the memory.
+	hashing chan struct{}
 }
 
 // New builds the dashboard.
@@ -100,6 +104,7 @@ func New(o Options) *Dashboard {
 		o.SignInFailures = DefaultSignInFailures
 	}
 	d.limit = newFailureLimiter(o.SignInFailures, time.Minute, d.now)
+	d.hashing = make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))
 	files, err := fs.Sub(web, "web")
 	if err != nil {
 		panic(err) // embedded at build time

@@ -154,7 +154,14 @@ func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) error {
 	} else if err != nil {
 		return err
 	}
-	if err := secret.CheckPassword(hash, in.Password); err != nil || u.ID == "" {
+	select {
+	case d.hashing <- struct{}{}:
+	case <-r.Context().Done(): // the client went away
+		return errorf(http.StatusServiceUnavailable, "The sign-in was abandoned")
+	}
+	err = secret.CheckPassword(hash, in.Password)
+	<-d.hashing
+	if err != nil || u.ID == "" {
 		d.limit.fail(keys...)
 		d.log.WarnContext(r.Context(), "dashboard sign-in refused", "addr", clientAddr(r))
 		return errorf(http.StatusUnauthorized, "Wrong e-mail address or password")
