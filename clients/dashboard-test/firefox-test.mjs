@@ -1,10 +1,13 @@
 // The dashboard in Firefox (Debian's firefox-esr, driven over WebDriver
 // BiDi by puppeteer-core): sign-in (wrong, then right), every page of the
-// navigation, a step's preview, sign-out, and no console or page errors.
+// navigation (each checked by axe-core), a step's preview, sign-out, and
+// no console or page errors.
 // The full suite is browser-test.mjs (Chromium); this checks the same front
 // end works in the other engine. Run by internal/e2e TestDashboardChromium
 // when /usr/bin/firefox-esr exists, or by hand:
 //   HERALD_URL=… HERALD_API_KEY=… HERALD_EMAIL=… HERALD_PASSWORD=… node firefox-test.mjs
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import puppeteer from "puppeteer-core";
 
 const base = process.env.HERALD_URL;
@@ -31,6 +34,13 @@ async function api(method, path, body) {
   if (!res.ok && res.status !== 409) throw new Error(`${method} ${path}: HTTP ${res.status} ${await res.text()}`);
 }
 
+const axeSource = await readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+const axe = async (page, name) => {
+  await page.evaluate(axeSource);
+  const ids = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ["violations"] }))
+    .violations.filter((v) => v.impact === "critical").map((v) => v.id));
+  check(ids.length === 0, `Firefox: ${name}: no critical axe-core violations${ids.length ? `: ${ids.join(", ")}` : ""}`);
+};
 const text = (page, sel) => page.$eval(sel, (el) => el.textContent);
 const visible = (page, sel, timeout = 10000) => page.waitForSelector(`${sel}:not([hidden])`, { visible: true, timeout });
 const heading = (page, name) => page.waitForFunction((n) => document.querySelector("#view h1")?.textContent === n, { timeout: 10000 }, name);
@@ -69,6 +79,7 @@ try {
     await page.click(`[data-nav="${nav}"]`);
     await heading(page, h1);
     check(true, `Firefox: ${h1}`);
+    await axe(page, h1);
   }
   await page.click('[data-nav="workflows"]');
   await heading(page, "Workflows");
