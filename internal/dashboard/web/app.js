@@ -183,8 +183,7 @@ async function workflowPage(workflowId) {
   const status = h("div", { "aria-live": "polite" });
   const editors = [];
   const stepCards = wf.steps.map((step) => {
-    const controls = h("textarea", { id: `controls-${step.stepId}`, rows: 8, spellcheck: "false" });
-    controls.value = pretty(step.controlValues || {});
+    const controls = controlsEditor(step);
     editors.push({ step, controls });
     const payload = h("textarea", { id: `payload-${step.stepId}`, rows: 4, spellcheck: "false" });
     payload.value = "{}";
@@ -194,7 +193,7 @@ async function workflowPage(workflowId) {
       out.replaceChildren(h("p", { class: "muted" }, "Rendering…"));
       let body;
       try {
-        body = { workflowId: wf.workflowId, stepId: step.stepId, controlValues: JSON.parse(controls.value || "{}"),
+        body = { workflowId: wf.workflowId, stepId: step.stepId, controlValues: controls.value(),
           payload: JSON.parse(payload.value || "{}"), subscriberId: subscriber.value.trim() };
       } catch (e) {
         out.replaceChildren(h("p", { class: "error", role: "alert" }, `Not JSON: ${e.message}`));
@@ -216,7 +215,7 @@ async function workflowPage(workflowId) {
       h("h3", {}, step.name, " ", h("span", { class: "badge" }, step.type)),
       h("p", { class: "muted" }, "Step identifier: ", h("code", {}, step.stepId)),
       h("div", { class: "grid2" },
-        h("div", {}, h("label", { for: controls.id }, "Controls (JSON)"), controls),
+        h("div", {}, controls.el),
         h("div", {}, h("label", { for: payload.id }, "Payload (JSON)"), payload,
           h("label", { for: subscriber.id }, "Subscriber ID (optional)"), subscriber,
           h("div", { class: "row" }, h("button", { type: "button", class: "secondary", onclick: preview }, "Preview")))),
@@ -227,7 +226,7 @@ async function workflowPage(workflowId) {
     let steps;
     try {
       steps = editors.map(({ step, controls }) => ({ stepId: step.stepId, name: step.name, type: step.type,
-        controlValues: JSON.parse(controls.value || "{}") }));
+        controlValues: controls.value() }));
     } catch (e) {
       status.replaceChildren(h("p", { class: "error", role: "alert" }, `Not JSON: ${e.message}`));
       return;
@@ -266,6 +265,26 @@ async function workflowPage(workflowId) {
     h("label", { for: "test-to" }, "Subscriber ID"), to,
     h("label", { for: "test-payload" }, "Payload (JSON)"), testPayload,
     h("div", { class: "row" }, h("button", { type: "button", class: "secondary", onclick: trigger }, "Trigger")), testOut];
+}
+
+// controlsEditor edits a step's controls: a text box per control when
+// every control is text (subject, body, …), else the controls as JSON.
+// value() returns the controls, or throws when the JSON does not parse.
+function controlsEditor(step) {
+  const values = step.controlValues || {};
+  const keys = Object.keys(values);
+  if (keys.length && keys.every((k) => typeof values[k] === "string")) {
+    const boxes = keys.map((k) => {
+      const box = h("textarea", { id: `control-${step.stepId}-${k}`, rows: k === "subject" ? 2 : 5, spellcheck: "false" });
+      box.value = values[k];
+      return { k, box };
+    });
+    return { el: boxes.map(({ k, box }) => [h("label", { for: box.id }, k), box]),
+      value: () => Object.fromEntries(boxes.map(({ k, box }) => [k, box.value])) };
+  }
+  const box = h("textarea", { id: `controls-${step.stepId}`, rows: 8, spellcheck: "false" });
+  box.value = pretty(values);
+  return { el: [h("label", { for: box.id }, "Controls (JSON)"), box], value: () => JSON.parse(box.value || "{}") };
 }
 
 function channelList(channels) {
