@@ -3,10 +3,10 @@ package dashboard
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"strings"
 
+	"github.com/herald-notify/herald/internal/httpapi"
 	"github.com/herald-notify/herald/internal/secret"
 	"github.com/herald-notify/herald/internal/store"
 )
@@ -143,7 +143,7 @@ func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) error {
 	if len(email) > maxEmail || len(in.Password) > secret.MaxPasswordLength {
 		return errorf(http.StatusUnauthorized, "Wrong e-mail address or password")
 	}
-	keys := []string{"addr:" + clientAddr(r), "email:" + email}
+	keys := []string{"addr:" + httpapi.ClientAddr(r), "email:" + email}
 	if limited, wait := d.limit.blocked(keys...); limited {
 		return &httpError{status: http.StatusTooManyRequests, message: "Too many failed sign-ins: try again in " + wait + " s", retryAfter: wait}
 	}
@@ -163,7 +163,7 @@ func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) error {
 	<-d.hashing
 	if err != nil || u.ID == "" {
 		d.limit.fail(keys...)
-		d.log.WarnContext(r.Context(), "dashboard sign-in refused", "addr", clientAddr(r))
+		d.log.WarnContext(r.Context(), "dashboard sign-in refused", "addr", httpapi.ClientAddr(r))
 		return errorf(http.StatusUnauthorized, "Wrong e-mail address or password")
 	}
 	token, tokenHash := secret.NewSessionToken()
@@ -221,12 +221,4 @@ func (d *Dashboard) signOut(w http.ResponseWriter, r *http.Request, a account) e
 // Herald or to the proxy in front of it.
 func secure(r *http.Request) bool {
 	return r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")
-}
-
-func clientAddr(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
