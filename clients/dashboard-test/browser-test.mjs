@@ -255,6 +255,12 @@ try {
   await page.getByRole("button", { name: "Done" }).click();
   await page.getByRole("button", { name: "Create API key" }).waitFor();
   check(!(await page.content()).includes(newKey), "and masked from then on");
+  const newRow = page.getByRole("row").filter({ hasText: newKey.slice(0, 7) }).filter({ has: page.getByRole("button", { name: "Revoke" }) });
+  page.once("dialog", (d) => d.accept());
+  await newRow.last().getByRole("button", { name: "Revoke" }).click();
+  await page.getByRole("row").filter({ hasText: newKey.slice(0, 7) }).filter({ hasNotText: "—" }).first().waitFor();
+  const revoked = await fetch(`${base}/v2/subscribers`, { headers: { Authorization: `ApiKey ${newKey}` } });
+  check(revoked.status === 401, "a key revoked from the page is refused");
   await axe("API keys");
 
   // The environment switch.
