@@ -160,7 +160,7 @@ async function route() {
 }
 
 function stopPolling() {
-  if (state.timer) clearInterval(state.timer);
+  if (state.timer) { clearInterval(state.timer); clearTimeout(state.timer); }
   state.timer = null;
 }
 
@@ -337,6 +337,9 @@ async function triggerPage(id) {
   const res = await env("GET", `/v1/notifications/${encodeURIComponent(id)}`);
   const n = res.data || res;
   const msgs = await env("GET", `/v1/messages?transactionId=${encodeURIComponent(n.transactionId)}&limit=100`).catch(() => ({ data: [] }));
+  if ((n.jobs || []).some((j) => ["pending", "queued", "running", "delayed"].includes(j.status))) {
+    state.timer = setTimeout(route, 2000); // steps still to run: the page follows them
+  }
   return [h("p", {}, h("a", { href: "#/activity" }, "← Activity")),
     h("h1", {}, `Trigger ${n.transactionId}`),
     h("dl", { class: "kv" },
