@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/herald-notify/herald/internal/httpapi"
 	"github.com/herald-notify/herald/internal/secret"
@@ -120,14 +121,15 @@ type environmentJSON struct {
 }
 
 // dummyHash is checked against when no account has the e-mail address, so
-// that an unknown address takes as long to refuse as a wrong password.
-var dummyHash = func() string {
+// that an unknown address takes as long to refuse as a wrong password. It
+// is made at the first sign-in, not at every start of the binary.
+var dummyHash = sync.OnceValue(func() string {
 	h, err := secret.HashPassword("not a password of anyone")
 	if err != nil {
-		panic(err)
+		panic(err) // only a password of the wrong length fails
 	}
 	return h
-}()
+})
 
 // POST /dashboard/api/session signs in: a new session and its cookie, or
 // a 401 that says no more than "wrong e-mail address or password".
@@ -150,7 +152,7 @@ func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) error {
 	u, err := d.store.UserGetByEmail(r.Context(), email)
 	hash := u.PasswordHash
 	if errors.Is(err, store.ErrNotFound) {
-		hash = dummyHash
+		hash = dummyHash()
 	} else if err != nil {
 		return err
 	}
