@@ -22,6 +22,7 @@ import (
 
 	"github.com/herald-notify/herald/internal/app"
 	"github.com/herald-notify/herald/internal/config"
+	"github.com/herald-notify/herald/internal/dashboard"
 	"github.com/herald-notify/herald/internal/demo"
 	"github.com/herald-notify/herald/internal/engine"
 	"github.com/herald-notify/herald/internal/httpapi"
@@ -121,6 +122,7 @@ func command(stdout, stderr io.Writer) *cli.Command {
 				},
 			},
 			keysCommand(open, envFlag, stdout),
+			userCommand(open, stdout),
 			environmentCommand(open, envFlag, stdout),
 			secretCommand(&cfg, stdout),
 			{
@@ -341,6 +343,12 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 	var handler http.Handler = httpapi.New(httpapi.Options{Store: a.Store, Keys: a.Keys, Logger: log,
 		RateLimit: cfg.RateLimit, AuthFailureLimit: cfg.AuthFailureLimit, OnTrigger: onTrigger, Sandbox: sb,
 		CORSOrigins: origins, InboxSessionTTL: cfg.InboxSessionTTL, Realtime: rt, Metrics: met, MetricsToken: cfg.MetricsToken})
+	var dash *dashboard.Dashboard
+	if cfg.Role != "worker" {
+		dash = dashboard.New(dashboard.Options{Store: a.Store, Keys: a.Keys, API: handler, Sandbox: sb, Logger: log,
+			Delivery: engine.DeliveryOptions{AllowPrivateNetworks: cfg.Delivery.AllowPrivateNetworks, Timeout: cfg.Delivery.Timeout}})
+		handler = dash.Wrap(handler)
+	}
 	var page *demo.Page
 	if cfg.DemoPage && cfg.Role != "worker" {
 		if page, err = demo.Setup(ctx, a.Store, log); err != nil {
@@ -373,6 +381,11 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 		// Standard output never carries a key: the curl line names it.
 		fmt.Fprintf(con.out, "Demo inbox: %s%s/ (development environment) — with HERALD_API_KEY set to a development API key,"+
 			" trigger its workflow:\n  %s\n", base, demo.Path, demo.Curl(base, ""))
+	}
+	if dash != nil {
+		if err := printDashboard(ctx, con.out, base, a); err != nil {
+			return err
+		}
 	}
 	if first != nil {
 		showFirstStartKeys(con, cfg.DataDir, base, first, log)

@@ -43,6 +43,7 @@ type Store interface {
 	Promotion
 	EnvironmentVariables
 	Contexts
+	Users
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the connections.

@@ -1,0 +1,322 @@
+// Drives Herald's dashboard (/dashboard/) in headless Chromium against a
+// running `herald serve`: sign-in (a wrong password, then the right one),
+// the navigation and the environment switch, a workflow's step preview
+// (rendered and with a template error), editing and saving a step (the
+// public API returns the new content), a test trigger that appears in
+// Activity without a reload and its execution details, the other pages,
+// API key masking, sign-out, and the data routes' 401 and cross-origin 403
+// by replaying the dashboard's own requests. axe-core runs on every page.
+// Run by internal/e2e TestDashboardChromium, or by hand:
+//   HERALD_URL=http://127.0.0.1:3000 HERALD_API_KEY=hk_… HERALD_EMAIL=… HERALD_PASSWORD=… node browser-test.mjs
+import { readFile, mkdir } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { createServer } from "node:http";
+import { chromium } from "playwright-core";
+
+const base = process.env.HERALD_URL;
+const apiKey = process.env.HERALD_API_KEY;
+const email = process.env.HERALD_EMAIL;
+const password = process.env.HERALD_PASSWORD;
+const shots = process.env.SCREENSHOT_DIR;
+const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
+if (!base || !apiKey || !email || !password) {
+  console.error("HERALD_URL, HERALD_API_KEY, HERALD_EMAIL and HERALD_PASSWORD are required");
+  process.exit(2);
+}
+if (shots) await mkdir(shots, { recursive: true });
+const axeSource = await readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+async function api(method, path, body) {
+  const res = await fetch(base + path, {
+    method,
+    headers: { Authorization: `ApiKey ${apiKey}`, "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+function check(cond, what) {
+  if (!cond) throw new Error(what);
+  console.log("ok -", what);
+}
+
+const browser = await chromium.launch({
+  executablePath,
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+});
+let failed = false;
+let page;
+const problems = []; // console errors, page errors, failed requests
+try {
+  // Data to see: a workflow with an in-app step, and a trigger of it.
+  await api("POST", "/v2/workflows", {
+    name: "Dashboard welcome", workflowId: "dashboard-welcome",
+    steps: [{ name: "Inbox", stepId: "inbox", type: "in_app", controlValues: { subject: "Hi {{subscriber.firstName}}", body: "{{payload.greeting}}" } }],
+  });
+  await api("POST", "/v2/subscribers", { subscriberId: "ada", firstName: "Ada", email: "ada@example.com" });
+  const first = await api("POST", "/v1/events/trigger", { name: "dashboard-welcome", to: "ada", payload: { greeting: "First" } });
+
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  page = await context.newPage();
+  page.on("console", (m) => { if (m.type() === "error") problems.push(`console.error: ${m.text()} (${m.location().url})`); });
+  page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
+  page.on("requestfailed", (r) => problems.push(`request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText}`));
+  const own = []; // the dashboard's own API requests, to replay
+  page.on("request", (r) => { if (r.url().startsWith(`${base}/dashboard/api/`)) own.push(r); });
+  await page.route((url) => !url.href.startsWith(base), (route) => route.abort()); // Herald only
+
+  const axe = async (name) => {
+    await page.evaluate(axeSource);
+    const res = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
+    const critical = res.violations.filter((v) => v.impact === "critical");
+    check(critical.length === 0, `${name}: no critical axe-core violations${critical.length ? `: ${critical.map((v) => v.id).join(", ")}` : ""}`);
+    if (shots) await page.screenshot({ path: `${shots}/${name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}.png`, fullPage: true });
+  };
+
+  // Sign-in: a wrong password first.
+  const firstLoad = [];
+  page.on("response", async (r) => { firstLoad.push(Number(r.headers()["content-length"] || (await r.body().catch(() => "")).length || 0)); });
+  const began = Date.now();
+  await page.goto(`${base}/dashboard/`);
+  await page.getByRole("button", { name: "Sign in" }).waitFor();
+  const interactive = Date.now() - began;
+  check(interactive < 2000, `the sign-in form is interactive within 2 s (${interactive} ms)`);
+  check(firstLoad.reduce((a, b) => a + b, 0) < 500_000, "the first load of /dashboard/ transfers less than 500 KB");
+  await axe("Sign-in");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill("not the password");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("alert").filter({ hasText: "Wrong email or password." }).waitFor();
+  check(true, "a wrong password shows a visible error");
+  check((await context.cookies()).length === 0, "and makes no session cookie");
+  problems.length = 0; // the refused sign-in's 401 is the one expected error
+
+  await page.getByLabel("Password").fill(password);
+  await page.keyboard.press("Enter"); // the keyboard alone signs in
+  await page.getByRole("button", { name: "Sign out" }).waitFor();
+  const [cookie] = await context.cookies();
+  check(cookie && cookie.httpOnly && cookie.sameSite === "Strict", "signed in: the session cookie is HttpOnly and SameSite=Strict");
+  for (const name of ["Workflows", "Activity", "Subscribers", "Topics", "Integrations", "API keys"]) {
+    check(await page.getByRole("link", { name, exact: true }).isVisible(), `the navigation links ${name}`);
+  }
+  check((await page.getByLabel("Environment").inputValue()) === "development", "the environment shown is Development");
+  // Keyboard: Tab reaches the navigation, Enter follows a link.
+  await page.locator("body").focus();
+  let reached = false;
+  for (let i = 0; i < 20 && !reached; i++) {
+    await page.keyboard.press("Tab");
+    reached = await page.evaluate(() => document.activeElement && document.activeElement.textContent === "Topics");
+  }
+  check(reached, "the navigation is reachable with Tab");
+  await page.keyboard.press("Enter");
+  await page.getByRole("heading", { name: "Topics" }).waitFor();
+  await page.getByRole("link", { name: "Workflows", exact: true }).click();
+
+  // Workflows and a workflow's step.
+  await page.getByRole("heading", { name: "Workflows" }).waitFor();
+  await axe("Workflows");
+  await page.getByRole("link", { name: "Dashboard welcome" }).click();
+  await page.getByRole("heading", { name: "Dashboard welcome" }).waitFor();
+  await page.getByLabel("Payload (JSON)").first().fill('{"greeting":"Hello from the preview"}');
+  await page.getByRole("button", { name: "Preview" }).click();
+  await page.locator(".preview").getByText("Hello from the preview").waitFor();
+  check(await page.locator(".preview").getByText("Hi Ada").isVisible(), "the preview renders the step with the payload and a sample subscriber");
+  await axe("Workflow");
+  const subject = page.getByLabel("subject", { exact: true });
+  await subject.fill("Hi {{subscriber.firstName");
+  await page.getByRole("button", { name: "Preview" }).click();
+  await page.getByRole("alert").filter({ hasText: "Template error in subject" }).waitFor();
+  check(true, "a template error is shown, not thrown");
+  await subject.fill("Welcome {{subscriber.firstName}}");
+  await page.getByLabel("body", { exact: true }).fill("Edited: {{payload.greeting}}");
+  await page.getByRole("button", { name: "Save" }).click();
+  await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
+  const saved = await api("GET", "/v2/workflows/dashboard-welcome");
+  check(saved.steps[0].controlValues.body === "Edited: {{payload.greeting}}", "saved: the public API returns the new content");
+
+  // A test trigger, then Activity.
+  await page.getByLabel("Subscriber ID", { exact: true }).last().fill("ada");
+  await page.getByLabel("Payload (JSON)").last().fill('{"greeting":"From the test trigger"}');
+  await page.getByRole("button", { name: "Trigger" }).click();
+  await page.getByRole("status").filter({ hasText: "Triggered:" }).waitFor();
+  const testTx = await page.getByRole("status").getByRole("link").innerText();
+  check(testTx.length > 0, "a test trigger to a chosen subscriber");
+
+  await page.getByRole("link", { name: "Activity", exact: true }).click();
+  await page.getByRole("heading", { name: "Activity" }).waitFor();
+  await page.getByRole("link", { name: first.transactionId }).waitFor();
+  await page.getByRole("link", { name: testTx }).waitFor();
+  check(true, "Activity lists the triggers");
+  const live = await api("POST", "/v1/events/trigger", { name: "dashboard-welcome", to: "ada", payload: { greeting: "Live" } });
+  await page.getByRole("link", { name: live.transactionId }).waitFor({ timeout: 10000 });
+  check(true, "a new trigger appears without a reload");
+  await page.getByRole("row").filter({ hasText: first.transactionId }).getByText("completed").waitFor({ timeout: 10000 });
+  check(true, "a trigger's status comes from its jobs");
+  await page.getByLabel("Status").selectOption("failed");
+  await page.getByRole("button", { name: "Filter" }).click();
+  await page.getByText("Nothing yet.").waitFor();
+  await page.getByLabel("Status").selectOption("completed");
+  await page.getByLabel("Subscriber ID").fill("ada");
+  await page.getByRole("button", { name: "Filter" }).click();
+  await page.getByRole("link", { name: first.transactionId }).waitFor();
+  check(true, "Activity filters by status and subscriber");
+  await axe("Activity");
+  await page.getByRole("link", { name: testTx }).click();
+  await page.getByRole("heading", { name: `Trigger ${testTx}` }).waitFor();
+  await page.locator(".job ol.details li").filter({ hasText: "In-app message created" }).waitFor({ timeout: 10000 });
+  await page.locator(".card").filter({ hasText: "Edited: From the test trigger" }).waitFor({ timeout: 10000 });
+  check(true, "the trigger's page shows its step's execution details and the rendered message");
+  await axe("Trigger");
+
+  // The other pages, with real data.
+  await page.getByRole("link", { name: "Subscribers", exact: true }).click();
+  await page.getByRole("link", { name: "ada", exact: true }).click();
+  await page.getByRole("heading", { name: "ada" }).waitFor();
+  check(await page.getByText("Edited: From the test trigger").first().isVisible(), "a subscriber's page shows its inbox messages");
+  check(await page.getByRole("row").filter({ hasText: "Dashboard welcome" }).filter({ hasText: "in_app on" }).isVisible(),
+    "and its preferences");
+  await axe("Subscriber");
+  await page.getByRole("link", { name: "Topics", exact: true }).click();
+  await page.getByRole("heading", { name: "Topics" }).waitFor();
+  await axe("Topics");
+  await page.getByLabel("Key").fill("news");
+  await page.getByLabel("Name").fill("News");
+  await page.getByRole("button", { name: "Create topic" }).click();
+  await page.getByRole("heading", { name: "News" }).waitFor();
+  await page.getByLabel("Subscriber ID").fill("ada");
+  await page.getByRole("button", { name: "Add" }).click();
+  await page.getByRole("cell", { name: "ada", exact: true }).waitFor();
+  const members = await api("GET", "/v2/topics/news/subscriptions");
+  check(members.data.length === 1, "a topic is created and a subscriber added from the page");
+  await axe("Topic");
+  await page.getByRole("button", { name: "Remove" }).click();
+  await page.getByText("Nothing yet.").waitFor();
+  check((await api("GET", "/v2/topics/news/subscriptions")).data.length === 0, "and removed");
+  await page.getByRole("link", { name: "Integrations", exact: true }).click();
+  await page.getByRole("heading", { name: "Integrations" }).waitFor();
+  await page.getByRole("region", { name: "Herald Inbox" }).waitFor();
+  check(await page.getByRole("region", { name: "Herald Inbox" }).count() === 1, "Integrations lists the environment's own");
+  await axe("Integrations");
+  // A provider from the catalogue, its credential form, and Send test
+  // through it to a local fake (herald serve runs with
+  // HERALD_ALLOW_PRIVATE_NETWORKS=true).
+  const received = [];
+  const hook = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => { body += c; });
+    req.on("end", () => { received.push(body); res.writeHead(200, { "Content-Type": "application/json" }); res.end('{"ok":true}'); });
+  });
+  await new Promise((resolve) => hook.listen(0, "127.0.0.1", resolve));
+  try {
+    check(await page.getByRole("heading", { name: "Email" }).isVisible() && await page.getByRole("link", { name: "SendGrid" }).isVisible()
+      && await page.getByRole("link", { name: "Twilio" }).isVisible(), "the provider catalogue is grouped by channel with names users know");
+    await page.getByRole("link", { name: "SendGrid" }).click();
+    await page.getByRole("heading", { name: "Add SendGrid" }).waitFor();
+    check(await page.getByLabel("apiKey (required)").getAttribute("type") === "password", "the credential form comes from the registry, secrets masked");
+    await axe("Add integration");
+    await page.getByRole("link", { name: "← Integrations" }).click();
+    await page.getByRole("link", { name: "Chat webhook" }).click();
+    await page.getByLabel("Name").fill("Local hook");
+    await page.getByRole("button", { name: "Create integration" }).click();
+    const card = page.getByRole("region", { name: "Local hook" });
+    await card.waitFor();
+    await card.getByLabel("Send a test to").fill(`http://127.0.0.1:${hook.address().port}/hook`);
+    await card.getByRole("button", { name: "Send test" }).click();
+    await card.getByRole("status").filter({ hasText: "Sent" }).waitFor({ timeout: 15000 });
+    check(received.length === 1 && received[0].includes("test message sent from Herald"), "Send test went through the provider to the local fake");
+    await card.getByRole("button", { name: "Deactivate" }).click();
+    await page.getByRole("region", { name: "Local hook" }).getByRole("button", { name: "Activate" }).waitFor();
+    check(true, "an integration is deactivated from the page");
+    await page.getByRole("link", { name: "Edit Local hook" }).click();
+    await page.getByRole("heading", { name: "Edit Local hook" }).waitFor();
+    await page.getByLabel("webhookUrl (optional)").fill("https://hooks.example.com/edited");
+    await page.getByRole("button", { name: "Save integration" }).click();
+    await page.getByRole("link", { name: "Edit Local hook" }).click();
+    await page.getByRole("heading", { name: "Edit Local hook" }).waitFor();
+    check(await page.getByLabel("webhookUrl (optional)").inputValue() === "https://hooks.example.com/edited", "an integration's credentials are edited");
+    await axe("Edit integration");
+    page.once("dialog", (d) => d.accept());
+    await page.getByRole("button", { name: "Delete integration" }).click();
+    await page.getByRole("heading", { name: "Integrations" }).waitFor();
+    await page.getByRole("region", { name: "Herald Inbox" }).waitFor();
+    check(await page.getByRole("region", { name: "Local hook" }).count() === 0, "and deleted");
+  } finally {
+    hook.close();
+  }
+  await page.getByRole("link", { name: "API keys", exact: true }).click();
+  await page.getByRole("heading", { name: "API keys" }).waitFor();
+  check(!(await page.content()).includes(apiKey), "API keys are listed masked");
+  await page.getByRole("button", { name: "Create API key" }).click();
+  const newKey = await page.locator(".new-key").innerText();
+  check(/^hk_[0-9a-f]{64}$/.test(newKey), "a new key is shown once");
+  await page.getByRole("button", { name: "Done" }).click();
+  await page.getByRole("button", { name: "Create API key" }).waitFor();
+  check(!(await page.content()).includes(newKey), "and masked from then on");
+  const newRow = page.getByRole("row").filter({ hasText: newKey.slice(0, 7) }).filter({ has: page.getByRole("button", { name: "Revoke" }) });
+  page.once("dialog", (d) => d.accept());
+  await newRow.last().getByRole("button", { name: "Revoke" }).click();
+  await page.getByRole("row").filter({ hasText: newKey.slice(0, 7) }).filter({ hasNotText: "—" }).first().waitFor();
+  const revoked = await fetch(`${base}/v2/subscribers`, { headers: { Authorization: `ApiKey ${newKey}` } });
+  check(revoked.status === 401, "a key revoked from the page is refused");
+  await axe("API keys");
+
+  // The environment switch.
+  await page.getByRole("link", { name: "Workflows", exact: true }).click();
+  await page.getByRole("link", { name: "Dashboard welcome" }).waitFor();
+  await page.getByLabel("Environment").selectOption("production");
+  await page.getByRole("heading", { name: "Workflows" }).waitFor();
+  await page.getByText("Nothing yet.").waitFor();
+  check(!(await page.getByRole("link", { name: "Dashboard welcome" }).isVisible()), "Production shows its own (empty) workflows");
+  await page.getByLabel("Environment").selectOption("development");
+  await page.getByRole("link", { name: "Dashboard welcome" }).waitFor();
+
+  // A narrow screen: nothing wider than the window (tables scroll in
+  // their own box).
+  await page.setViewportSize({ width: 375, height: 800 });
+  for (const [hash, heading] of [["#/workflows/dashboard-welcome", "Dashboard welcome"], ["#/activity", "Activity"], ["#/integrations", "Integrations"]]) {
+    await page.goto(`${base}/dashboard/${hash}`);
+    await page.getByRole("heading", { name: heading, exact: true }).waitFor();
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    check(width <= 375, `${heading} fits a 375 px wide screen (${width} px)`);
+  }
+  await page.setViewportSize({ width: 1200, height: 900 });
+
+  check(problems.length === 0, `no console errors and no failed requests${problems.length ? `: ${problems.join("; ")}` : ""}`);
+
+  // Replaying the dashboard's own requests.
+  const post = own.find((r) => r.method() === "POST" && r.url().endsWith("/preview"));
+  const get = own.find((r) => r.method() === "GET" && r.url().includes("/v2/workflows"));
+  check(post && get, "the dashboard's own requests were recorded");
+  const replay = (r, headers) => fetch(r.url(), { method: r.method(), body: r.postData() || undefined,
+    headers: { "Content-Type": "application/json", ...headers } });
+  const jar = `${cookie.name}=${cookie.value}`;
+  check((await replay(get, {})).status === 401, "replayed without the cookie: 401");
+  check((await replay(post, {})).status === 401, "a state-changing request without the cookie: 401");
+  check((await replay(post, { Cookie: jar, Origin: "https://evil.example", "Sec-Fetch-Site": "cross-site" })).status === 403,
+    "with the cookie from another origin (Sec-Fetch-Site): 403");
+  check((await replay(post, { Cookie: jar, Origin: "https://evil.example" })).status === 403,
+    "with the cookie from another origin (Origin only): 403");
+  check((await replay(post, { Cookie: jar, Origin: base, "Sec-Fetch-Site": "same-origin" })).status === 200,
+    "the same request from the dashboard's origin: 200");
+
+  // Sign out: the old cookie is refused from then on.
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByRole("button", { name: "Sign in" }).waitFor();
+  check(true, "signed out: the sign-in form again");
+  check((await replay(get, { Cookie: jar })).status === 401, "the old cookie gets 401");
+  check(problems.length === 0, `still no console errors${problems.length ? `: ${problems.join("; ")}` : ""}`);
+} catch (err) {
+  failed = true;
+  console.error("FAIL:", err.message);
+  console.error(problems.join("\n"));
+  if (page) {
+    console.error("The page's text at the failure:\n" + (await page.locator("body").innerText().catch(() => "")).slice(0, 3000));
+    if (shots) await page.screenshot({ path: `${shots}/failure.png`, fullPage: true }).catch(() => {});
+  }
+} finally {
+  await browser.close();
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,123 @@
+package dashboard
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/herald-notify/herald/internal/engine"
+	"github.com/herald-notify/herald/internal/sandbox"
+	"github.com/herald-notify/herald/internal/store"
+)
+
+type previewJSON struct {
+	WorkflowID    string          `json:"workflowId"`
+	StepID        string          `json:"stepId"`
+	ControlValues json.RawMessage `json:"controlValues"`
+	Payload       json.RawMessage `json:"payload"`
+	SubscriberID  string          `json:"subscriberId"`
+}
+
+// previewResultJSON is a preview: the rendered controls, or the template's
+// error (a 200 either way: an error in a template is what the author
+// needs to see, not a failure of the request).
+type previewResultJSON struct {
+	Result map[string]any    `json:"result"`
+	Error  *previewErrorJSON `json:"error"`
+}
+
+type previewErrorJSON struct {
+	Field   string `json:"field,omitempty"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
+
+// previewSubscriber stands in when the preview names no subscriber.
+var previewSubscriber = func() store.Subscriber {
+	first, last, email := "Ada", "Lovelace", "ada@example.com"
+	return store.Subscriber{ID: "000000000000000000000000", SubscriberID: "preview-subscriber", FirstName: &first, LastName: &last, Email: &email}
+}()
+
+// POST /dashboard/api/env/{env}/preview renders a step of a workflow for a
+// payload (and a subscriber, or a sample one), with the controls the
+// author is editing when given, through the same sandbox and bindings as a
+// delivery (engine.PreviewStep).
+func (d *Dashboard) preview(w http.ResponseWriter, r *http.Request, _ account, env store.Environment) error {
+	var in previewJSON
+	if err := readJSON(w, r, &in); err != nil {
+		return err
+	}
+	scope := store.Scope{OrganizationID: env.OrganizationID, EnvironmentID: env.ID}
+	if in.WorkflowID == "" || in.StepID == "" {
+		return errorf(http.StatusUnprocessableEntity, "Name the workflow (workflowId) and its step (stepId)")
+	}
+	wf, err := d.store.WorkflowGet(r.Context(), scope, in.WorkflowID)
+	if errors.Is(err, store.ErrNotFound) {
+		return errorf(http.StatusNotFound, "Workflow "+quote(in.WorkflowID)+" was not found")
+	} else if err != nil {
+		return err
+	}
+	var step *store.Step
+	for i := range wf.Steps {
+		if wf.Steps[i].StepID == in.StepID || wf.Steps[i].ID == in.StepID {
+			step = &wf.Steps[i]
+		}
+	}
+	if step == nil {
+		return errorf(http.StatusNotFound, "Step "+quote(in.StepID)+" is not a step of the workflow")
+	}
+	st := *step
+	if len(in.ControlValues) > 0 && !bytes.Equal(in.ControlValues, []byte("null")) {
+		st.ControlValues = nil // a new map: the step's may be the store's cached one
+		if err := json.Unmarshal(in.ControlValues, &st.ControlValues); err != nil || st.ControlValues == nil {
+			return errorf(http.StatusUnprocessableEntity, "controlValues must be an object")
+		}
+		st.ControlOrder = keyOrder(in.ControlValues)
+	}
+	payload := store.JSON(in.Payload)
+	if len(payload) > 0 && (payload[0] != '{' && !bytes.Equal(payload, []byte("null"))) {
+		return errorf(http.StatusUnprocessableEntity, "payload must be an object")
+	}
+	sub := previewSubscriber
+	if in.SubscriberID != "" {
+		if sub, err = d.store.SubscriberGet(r.Context(), scope, in.SubscriberID); errors.Is(err, store.ErrNotFound) {
+			return errorf(http.StatusNotFound, "Subscriber "+quote(in.SubscriberID)+" was not found")
+		} else if err != nil {
+			return err
+		}
+	}
+	out, err := engine.PreviewStep(d.sandbox, st, sub, payload)
+	var se *sandbox.Error
+	switch {
+	case errors.As(err, &se):
+		writeJSON(w, http.StatusOK, previewResultJSON{Error: &previewErrorJSON{Field: se.Field, Reason: se.Reason, Message: se.Msg}})
+	case err != nil:
+		writeJSON(w, http.StatusOK, previewResultJSON{Error: &previewErrorJSON{Reason: "render", Message: err.Error()}})
+	default:
+		writeJSON(w, http.StatusOK, previewResultJSON{Result: out})
+	}
+	return nil
+}
+
+// keyOrder is the order of an object's top-level keys as sent.
+func keyOrder(raw json.RawMessage) []string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var keys []string
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		k, _ := t.(string)
+		keys = append(keys, k)
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil
+		}
+	}
+	return keys
+}

@@ -1,0 +1,636 @@
+// Herald's dashboard: a small vanilla front end, served as is (no build
+// step). Every request goes to the dashboard's own routes under
+// /dashboard/api/ with the session cookie; the data routes are the public
+// API's, under /dashboard/api/env/<environment>/. Text from the server is
+// only ever set as text (textContent), never parsed as HTML.
+
+const API = "/dashboard/api";
+const state = { session: null, env: localStorage.getItem("herald.env") || "development", timer: null };
+
+class APIError extends Error {
+  constructor(status, body) {
+    super((body && body.message) || `HTTP ${status}`);
+    this.status = status;
+    this.body = body;
+  }
+}
+
+async function call(method, path, body) {
+  const init = { method, credentials: "same-origin", headers: {} };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const res = await fetch(API + path, init);
+  const text = await res.text();
+  let data = null;
+  if (text) {
+    try { data = JSON.parse(text); } catch { data = { message: text }; }
+  }
+  if (res.status === 401 && path !== "/session") {
+    showSignIn();
+  }
+  if (!res.ok) throw new APIError(res.status, data);
+  return data;
+}
+
+const env = (method, path, body) => call(method, `/env/${encodeURIComponent(state.env)}${path}`, body);
+
+// h builds an element: h("a", {href: "#"}, "text", child, …). Strings are
+// text nodes; attributes starting with "on" are listeners.
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else if (k === "text") el.textContent = v;
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat(Infinity)) {
+    if (c === undefined || c === null || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+const $ = (sel) => document.querySelector(sel);
+const fmtTime = (t) => (t ? new Date(t).toLocaleString() : "—");
+const pretty = (v) => JSON.stringify(v, null, 2);
+
+function errorBox(err) {
+  const lines = [err.message];
+  const fields = err.body && err.body.errors;
+  if (fields) {
+    for (const [field, e] of Object.entries(fields)) lines.push(`${field}: ${(e.messages || []).join("; ")}`);
+  }
+  return h("div", { class: "error", role: "alert" }, lines.map((l) => h("div", {}, l)));
+}
+
+function table(headers, rows) {
+  return h("div", { class: "table-wrap" },
+    h("table", {}, h("thead", {}, h("tr", {}, headers.map((x) => h("th", { scope: "col" }, x)))),
+      h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: headers.length, class: "muted" }, "Nothing yet.")))));
+}
+
+// ---- Sign-in and the frame ------------------------------------------------
+
+function showSignIn() {
+  stopPolling();
+  state.session = null;
+  $("#app").hidden = true;
+  $("#signin").hidden = false;
+  $("#email").focus();
+}
+
+async function signIn(ev) {
+  ev.preventDefault();
+  const err = $("#signin-error");
+  err.hidden = true;
+  const button = ev.target.querySelector("button");
+  button.disabled = true;
+  try {
+    state.session = await call("POST", "/session", { email: $("#email").value, password: $("#password").value });
+    $("#password").value = "";
+    showApp();
+  } catch (e) {
+    err.textContent = e.status === 401 ? "Wrong email or password." : e.message;
+    err.hidden = false;
+    $("#password").focus();
+  } finally {
+    button.disabled = false;
+  }
+}
+
+async function signOut() {
+  try { await call("DELETE", "/session"); } catch { /* signed out already */ }
+  location.hash = "";
+  showSignIn();
+}
+
+function showApp() {
+  $("#signin").hidden = true;
+  $("#app").hidden = false;
+  $("#who").textContent = state.session.email;
+  const names = state.session.environments.map((e) => e.name);
+  if (!names.includes(state.env)) state.env = names[0] || "development";
+  const select = $("#env");
+  select.replaceChildren(...names.map((n) => h("option", { value: n, selected: n === state.env }, n[0].toUpperCase() + n.slice(1))));
+  route();
+}
+
+function switchEnv() {
+  state.env = $("#env").value;
+  localStorage.setItem("herald.env", state.env);
+  const [page] = location.hash.replace(/^#\//, "").split("?")[0].split("/");
+  location.hash = `#/${page || "workflows"}`; // a record of one environment is not in the other
+  route();
+}
+
+// ---- Routing ---------------------------------------------------------------
+
+const pages = {
+  workflows: (id) => (id ? workflowPage(id) : workflowsPage()),
+  activity: (id) => (id ? triggerPage(id) : activityPage()),
+  subscribers: (id) => (id ? subscriberPage(id) : subscribersPage()),
+  topics: (key) => (key ? topicPage(key) : topicsPage()),
+  integrations: (rest) => (rest.startsWith("new/") ? integrationForm(rest.slice(4))
+    : rest.startsWith("edit/") ? editIntegrationPage(rest.slice(5)) : integrationsPage()),
+  "api-keys": () => apiKeysPage(),
+};
+
+async function route() {
+  if (!state.session) return;
+  stopPolling();
+  const [page, ...rest] = location.hash.replace(/^#\//, "").split("?")[0].split("/");
+  const name = pages[page] ? page : "workflows";
+  for (const a of document.querySelectorAll("[data-nav]")) {
+    if (a.dataset.nav === name) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
+  const view = $("#view");
+  view.replaceChildren(h("p", { class: "muted" }, "Loading…"));
+  try {
+    const content = await pages[name](rest.length ? decodeURIComponent(rest.join("/")) : "");
+    view.replaceChildren(...[content].flat(Infinity));
+  } catch (e) {
+    if (e.status === 401) return;
+    view.replaceChildren(h("h1", {}, "Something went wrong"), errorBox(e));
+  }
+  document.title = `${$("#view h1")?.textContent || "Herald"} · Herald dashboard`;
+}
+
+function stopPolling() {
+  if (state.timer) { clearInterval(state.timer); clearTimeout(state.timer); }
+  state.timer = null;
+}
+
+// ---- Workflows ---------------------------------------------------------------
+
+async function workflowsPage() {
+  const { workflows } = await env("GET", "/v2/workflows?limit=100");
+  workflows.sort((a, b) => a.name.localeCompare(b.name));
+  return [h("h1", {}, "Workflows"),
+    table(["Name", "Identifier", "Steps", "Status", "Updated"], workflows.map((w) => h("tr", {},
+      h("td", {}, h("a", { href: `#/workflows/${encodeURIComponent(w.workflowId)}` }, w.name)),
+      h("td", {}, h("code", {}, w.workflowId)),
+      h("td", {}, w.steps.map((s) => s.type).join(" → ")),
+      h("td", {}, h("span", { class: "badge" }, w.active ? "active" : "inactive")),
+      h("td", {}, fmtTime(w.updatedAt)))))];
+}
+
+async function workflowPage(workflowId) {
+  const wf = await env("GET", `/v2/workflows/${encodeURIComponent(workflowId)}`);
+  const status = h("div", { "aria-live": "polite" });
+  const editors = [];
+  const stepCards = wf.steps.map((step) => {
+    const controls = controlsEditor(step);
+    editors.push({ step, controls });
+    const payload = h("textarea", { id: `payload-${step.stepId}`, rows: 4, spellcheck: "false" });
+    payload.value = "{}";
+    const subscriber = h("input", { id: `subscriber-${step.stepId}`, type: "text", placeholder: "a sample subscriber" });
+    const out = h("div", { class: "preview", "aria-live": "polite" });
+    const preview = async () => {
+      out.replaceChildren(h("p", { class: "muted" }, "Rendering…"));
+      let body;
+      try {
+        body = { workflowId: wf.workflowId, stepId: step.stepId, controlValues: controls.value(),
+          payload: JSON.parse(payload.value || "{}"), subscriberId: subscriber.value.trim() };
+      } catch (e) {
+        out.replaceChildren(h("p", { class: "error", role: "alert" }, `Not JSON: ${e.message}`));
+        return;
+      }
+      try {
+        const res = await env("POST", "/preview", body);
+        if (res.error) {
+          out.replaceChildren(h("p", { class: "error", role: "alert" },
+            `Template error${res.error.field ? ` in ${res.error.field}` : ""}: ${res.error.message}`));
+        } else {
+          out.replaceChildren(h("h4", {}, "Preview"), rendered(res.result));
+        }
+      } catch (e) {
+        out.replaceChildren(errorBox(e));
+      }
+    };
+    return h("section", { class: "card", "aria-label": `Step ${step.name}` },
+      h("h3", {}, step.name, " ", h("span", { class: "badge" }, step.type)),
+      h("p", { class: "muted" }, "Step identifier: ", h("code", {}, step.stepId)),
+      h("div", { class: "grid2" },
+        h("div", {}, controls.el),
+        h("div", {}, h("label", { for: payload.id }, "Payload (JSON)"), payload,
+          h("label", { for: subscriber.id }, "Subscriber ID (optional)"), subscriber,
+          h("div", { class: "row" }, h("button", { type: "button", class: "secondary", onclick: preview }, "Preview")))),
+      out);
+  });
+  const save = async () => {
+    status.replaceChildren();
+    let steps;
+    try {
+      steps = editors.map(({ step, controls }) => ({ stepId: step.stepId, name: step.name, type: step.type,
+        controlValues: controls.value() }));
+    } catch (e) {
+      status.replaceChildren(h("p", { class: "error", role: "alert" }, `Not JSON: ${e.message}`));
+      return;
+    }
+    try {
+      await env("PUT", `/v2/workflows/${encodeURIComponent(wf.workflowId)}`, { name: wf.name, workflowId: wf.workflowId,
+        description: wf.description, tags: wf.tags, active: wf.active, steps });
+      status.replaceChildren(h("p", { class: "ok", role: "status" }, "Saved."));
+    } catch (e) {
+      status.replaceChildren(errorBox(e));
+    }
+  };
+  const to = h("input", { id: "test-to", type: "text", required: true });
+  const testPayload = h("textarea", { id: "test-payload", rows: 3, spellcheck: "false" });
+  testPayload.value = "{}";
+  const testOut = h("div", { "aria-live": "polite" });
+  const trigger = async () => {
+    testOut.replaceChildren();
+    try {
+      const res = await env("POST", "/v1/events/trigger", { name: wf.workflowId, to: to.value.trim(), payload: JSON.parse(testPayload.value || "{}") });
+      const tx = (res.data || res).transactionId;
+      testOut.replaceChildren(h("p", { class: "ok", role: "status" }, "Triggered: ",
+        h("a", { href: `#/activity?transactionId=${encodeURIComponent(tx)}` }, tx)));
+    } catch (e) {
+      testOut.replaceChildren(e instanceof APIError ? errorBox(e) : h("p", { class: "error", role: "alert" }, e.message));
+    }
+  };
+  return [h("p", {}, h("a", { href: "#/workflows" }, "← Workflows")),
+    h("h1", {}, wf.name),
+    h("dl", { class: "kv" }, h("dt", {}, "Identifier"), h("dd", {}, h("code", {}, wf.workflowId)),
+      h("dt", {}, "Status"), h("dd", {}, wf.active ? "active" : "inactive"),
+      h("dt", {}, "Description"), h("dd", {}, wf.description || "—")),
+    h("h2", {}, "Steps"), stepCards,
+    h("div", { class: "row" }, h("button", { type: "button", onclick: save }, "Save")), status,
+    h("h2", {}, "Trigger a test"),
+    h("label", { for: "test-to" }, "Subscriber ID"), to,
+    h("label", { for: "test-payload" }, "Payload (JSON)"), testPayload,
+    h("div", { class: "row" }, h("button", { type: "button", class: "secondary", onclick: trigger }, "Trigger")), testOut];
+}
+
+// controlsEditor edits a step's controls: a text box per control when
+// every control is text (subject, body, …), else the controls as JSON.
+// value() returns the controls, or throws when the JSON does not parse.
+function controlsEditor(step) {
+  const values = step.controlValues || {};
+  const keys = Object.keys(values);
+  if (keys.length && keys.every((k) => typeof values[k] === "string")) {
+    const boxes = keys.map((k) => {
+      const box = h("textarea", { id: `control-${step.stepId}-${k}`, rows: k === "subject" ? 2 : 5, spellcheck: "false" });
+      box.value = values[k];
+      return { k, box };
+    });
+    return { el: boxes.map(({ k, box }) => [h("label", { for: box.id }, k), box]),
+      value: () => Object.fromEntries(boxes.map(({ k, box }) => [k, box.value])) };
+  }
+  const box = h("textarea", { id: `controls-${step.stepId}`, rows: 8, spellcheck: "false" });
+  box.value = pretty(values);
+  return { el: [h("label", { for: box.id }, "Controls (JSON)"), box], value: () => JSON.parse(box.value || "{}") };
+}
+
+function channelList(channels) {
+  return Object.entries(channels || {}).map(([ch, on]) => `${ch} ${on ? "on" : "off"}`).join(", ");
+}
+
+function rendered(result) {
+  return h("dl", { class: "kv" }, Object.entries(result || {}).flatMap(([k, v]) =>
+    [h("dt", {}, k), h("dd", {}, typeof v === "string" ? h("pre", {}, v) : h("pre", {}, pretty(v)))]));
+}
+
+// ---- Activity ----------------------------------------------------------------
+
+async function activityPage() {
+  const params = new URLSearchParams(location.hash.split("?")[1] || "");
+  const inputs = {
+    workflow: h("input", { id: "f-workflow", type: "text", value: params.get("workflow") || "" }),
+    subscriberId: h("input", { id: "f-subscriberId", type: "text", value: params.get("subscriberId") || "" }),
+    transactionId: h("input", { id: "f-transactionId", type: "text", value: params.get("transactionId") || "" }),
+    channel: h("select", { id: "f-channel" }, ["", "in_app", "email", "sms", "chat", "push"].map((c) => h("option", { value: c }, c || "any"))),
+    status: h("select", { id: "f-status" }, ["", "completed", "in progress", "failed", "canceled"].map((c) => h("option", { value: c }, c || "any"))),
+  };
+  const labels = { workflow: "Workflow", subscriberId: "Subscriber ID", transactionId: "Transaction ID", channel: "Channel", status: "Status" };
+  const form = h("form", { class: "row", onsubmit: (ev) => { ev.preventDefault(); load(); } },
+    Object.entries(inputs).map(([k, el]) => h("div", {}, h("label", { for: el.id }, labels[k]), el)),
+    h("button", { type: "submit", class: "secondary" }, "Filter"));
+  const body = h("div", { "aria-live": "polite" });
+  const load = async () => {
+    const q = new URLSearchParams();
+    for (const [k, el] of Object.entries(inputs)) if (el.value.trim()) q.set(k, el.value.trim());
+    try {
+      const res = await env("GET", `/activity?${q}`);
+      body.replaceChildren(table(["Time", "Transaction ID", "Workflow", "Subscriber", "Channels", "Status"], res.data.map((n) => h("tr", {},
+        h("td", {}, fmtTime(n.createdAt)),
+        h("td", {}, h("a", { href: `#/activity/${encodeURIComponent(n._id)}` }, n.transactionId)),
+        h("td", {}, n.workflowName),
+        h("td", {}, n.subscriberId),
+        h("td", {}, n.channels.join(", ")),
+        h("td", {}, h("span", { class: `badge ${n.status}` }, n.status))))));
+    } catch (e) {
+      if (e.status !== 401) body.replaceChildren(errorBox(e));
+    }
+  };
+  await load();
+  state.timer = setInterval(load, 3000); // new triggers appear without a reload
+  return [h("h1", {}, "Activity"), form, body];
+}
+
+async function triggerPage(id) {
+  const res = await env("GET", `/v1/notifications/${encodeURIComponent(id)}`);
+  const n = res.data || res;
+  const msgs = await env("GET", `/v1/messages?transactionId=${encodeURIComponent(n.transactionId)}&limit=100`).catch(() => ({ data: [] }));
+  if ((n.jobs || []).some((j) => ["pending", "queued", "running", "delayed"].includes(j.status))) {
+    state.timer = setTimeout(route, 2000); // steps still to run: the page follows them
+  }
+  return [h("p", {}, h("a", { href: "#/activity" }, "← Activity")),
+    h("h1", {}, `Trigger ${n.transactionId}`),
+    h("dl", { class: "kv" },
+      h("dt", {}, "Workflow"), h("dd", {}, (n.template && n.template.name) || ""),
+      h("dt", {}, "Subscriber"), h("dd", {}, (n.subscriber && n.subscriber.subscriberId) || ""),
+      h("dt", {}, "Created"), h("dd", {}, fmtTime(n.createdAt))),
+    h("h3", {}, "Payload"), h("pre", {}, pretty(n.payload || {})),
+    h("h2", {}, "Steps"),
+    (n.jobs || []).map((job) => h("section", { class: "card job" },
+      h("h3", {}, (job.step && job.step.name) || job.type, " ", h("span", { class: "badge" }, job.type), " ",
+        h("span", { class: `badge ${job.status}` }, job.status)),
+      job.providerId ? h("p", { class: "muted" }, "Provider: ", job.providerId) : null,
+      h("ol", { class: "details" }, (job.executionDetails || []).map((d) => h("li", {},
+        h("span", { class: `badge ${d.status}` }, d.status), " ", h("span", { class: "detail" }, d.detail), " ",
+        h("span", { class: "muted" }, fmtTime(d.createdAt)),
+        d.raw ? h("details", {}, h("summary", {}, "Provider answer"), h("pre", {}, d.raw)) : null))))),
+    h("h2", {}, "Messages"),
+    (msgs.data || []).length ? msgs.data.map((m) => h("section", { class: "card" },
+      h("h3", {}, m.channel, " ", h("span", { class: "badge" }, m.status || "")),
+      m.subject ? h("p", {}, h("strong", {}, "Subject: "), m.subject) : null,
+      h("pre", {}, typeof m.content === "string" ? m.content : pretty(m.content))))
+      : h("p", { class: "muted" }, "No message was sent.")];
+}
+
+// ---- Subscribers, topics, integrations, API keys ---------------------------------
+
+async function subscribersPage() {
+  const params = new URLSearchParams(location.hash.split("?")[1] || "");
+  const input = h("input", { id: "sub-q", type: "search", value: params.get("q") || "" });
+  const by = h("select", { id: "sub-by" }, ["subscriberId", "email", "name"].map((k) => h("option", { value: k }, k)));
+  const body = h("div", { "aria-live": "polite" });
+  const load = async () => {
+    const q = new URLSearchParams({ limit: "50" });
+    if (input.value.trim()) q.set(by.value, input.value.trim());
+    try {
+      const res = await env("GET", `/v2/subscribers?${q}`);
+      body.replaceChildren(table(["Subscriber ID", "Name", "Email", "Phone"], res.data.map((s) => h("tr", {},
+        h("td", {}, h("a", { href: `#/subscribers/${encodeURIComponent(s.subscriberId)}` }, s.subscriberId)),
+        h("td", {}, [s.firstName, s.lastName].filter(Boolean).join(" ")),
+        h("td", {}, s.email || ""), h("td", {}, s.phone || "")))));
+    } catch (e) {
+      body.replaceChildren(errorBox(e));
+    }
+  };
+  await load();
+  return [h("h1", {}, "Subscribers"),
+    h("form", { class: "row", role: "search", onsubmit: (ev) => { ev.preventDefault(); load(); } },
+      h("div", {}, h("label", { for: "sub-by" }, "Search by"), by),
+      h("div", {}, h("label", { for: "sub-q" }, "Search"), input),
+      h("button", { type: "submit", class: "secondary" }, "Search")), body];
+}
+
+async function subscriberPage(subscriberId) {
+  const s = await env("GET", `/v2/subscribers/${encodeURIComponent(subscriberId)}`);
+  const [prefs, topics, inbox] = await Promise.all([
+    env("GET", `/v2/subscribers/${encodeURIComponent(subscriberId)}/preferences`).catch(() => null),
+    env("GET", `/v2/subscribers/${encodeURIComponent(subscriberId)}/subscriptions`).catch(() => null),
+    env("GET", `/v1/messages?subscriberId=${encodeURIComponent(subscriberId)}&channel=in_app&limit=20`).catch(() => null),
+  ]);
+  const masked = (s.channels || []).map((c) => ({ ...c, credentials: { ...c.credentials,
+    deviceTokens: (c.credentials && c.credentials.deviceTokens || []).map((t) => `${String(t).slice(0, 4)}…`),
+    webhookUrl: c.credentials && c.credentials.webhookUrl ? "•••" : undefined } }));
+  return [h("p", {}, h("a", { href: "#/subscribers" }, "← Subscribers")),
+    h("h1", {}, s.subscriberId),
+    h("dl", { class: "kv" }, ["firstName", "lastName", "email", "phone", "locale", "timezone"].flatMap((k) =>
+      [h("dt", {}, k), h("dd", {}, s[k] || "—")])),
+    h("h2", {}, "Channel credentials"),
+    table(["Provider", "Integration", "Credentials"], masked.map((c) => h("tr", {},
+      h("td", {}, c.providerId), h("td", {}, c.integrationIdentifier || ""), h("td", {}, h("code", {}, JSON.stringify(c.credentials)))))),
+    h("h2", {}, "Preferences"),
+    table(["Scope", "Enabled", "Channels"], prefs ? [
+      h("tr", {}, h("td", {}, "All workflows"), h("td", {}, prefs.global.enabled ? "yes" : "no"), h("td", {}, channelList(prefs.global.channels))),
+      ...prefs.workflows.map((p) => h("tr", {}, h("td", {}, p.workflow.name), h("td", {}, p.enabled ? "yes" : "no"), h("td", {}, channelList(p.channels)))),
+    ] : []),
+    h("h2", {}, "Topics"),
+    table(["Topic", "Name"], ((topics && topics.data) || []).map((t) => h("tr", {},
+      h("td", {}, h("a", { href: `#/topics/${encodeURIComponent(t.topic.key)}` }, t.topic.key)), h("td", {}, t.topic.name || "")))),
+    h("h2", {}, "Inbox messages"),
+    table(["Time", "Subject", "Content", "Read"], ((inbox && inbox.data) || []).map((m) => h("tr", {},
+      h("td", {}, fmtTime(m.createdAt)), h("td", {}, m.subject || ""), h("td", {}, String(m.content || "")), h("td", {}, m.read ? "yes" : "no"))))];
+}
+
+async function topicsPage() {
+  const res = await env("GET", "/v2/topics?limit=100");
+  const key = h("input", { id: "topic-key", type: "text", required: true });
+  const name = h("input", { id: "topic-name", type: "text" });
+  const out = h("div", { "aria-live": "polite" });
+  const create = async (ev) => {
+    ev.preventDefault();
+    try {
+      const body = { key: key.value.trim() };
+      if (name.value.trim()) body.name = name.value.trim();
+      await env("POST", "/v2/topics", body);
+      location.hash = `#/topics/${encodeURIComponent(body.key)}`;
+    } catch (e) {
+      out.replaceChildren(errorBox(e));
+    }
+  };
+  return [h("h1", {}, "Topics"),
+    table(["Key", "Name"], (res.data || []).map((t) => h("tr", {},
+      h("td", {}, h("a", { href: `#/topics/${encodeURIComponent(t.key)}` }, t.key)), h("td", {}, t.name || "")))),
+    h("h2", {}, "Create a topic"),
+    h("form", { class: "row", onsubmit: create },
+      h("div", {}, h("label", { for: key.id }, "Key"), key), h("div", {}, h("label", { for: name.id }, "Name"), name),
+      h("button", { type: "submit" }, "Create topic")), out];
+}
+
+async function topicPage(key) {
+  const t = await env("GET", `/v2/topics/${encodeURIComponent(key)}`);
+  const members = await env("GET", `/v2/topics/${encodeURIComponent(key)}/subscriptions?limit=100`);
+  const input = h("input", { id: "topic-add", type: "text" });
+  const out = h("div", { "aria-live": "polite" });
+  const change = (method, ids) => async () => {
+    try {
+      await env(method, `/v2/topics/${encodeURIComponent(key)}/subscriptions`, { subscriptions: ids });
+      route();
+    } catch (e) {
+      out.replaceChildren(errorBox(e));
+    }
+  };
+  return [h("p", {}, h("a", { href: "#/topics" }, "← Topics")), h("h1", {}, t.name || t.key),
+    h("h2", {}, "Members"),
+    table(["Subscriber ID", ""], (members.data || []).map((m) => {
+      const sid = (m.subscriber && m.subscriber.subscriberId) || m.subscriberId;
+      return h("tr", {}, h("td", {}, sid), h("td", {}, h("button", { type: "button", class: "secondary", onclick: change("DELETE", [sid]) }, "Remove")));
+    })),
+    h("div", { class: "row" }, h("div", {}, h("label", { for: "topic-add" }, "Subscriber ID"), input),
+      h("button", { type: "button", onclick: () => change("POST", [input.value.trim()])() }, "Add")), out];
+}
+
+async function integrationsPage() {
+  const [res, catalogue] = await Promise.all([env("GET", "/v1/integrations"), call("GET", "/providers")]);
+  // The API lists the organization's integrations: this page shows the
+  // environment's own.
+  const current = state.session.environments.find((e) => e.name === state.env);
+  const list = (res.data || res).filter((i) => !current || i._environmentId === current._id);
+  const names = catalogue.names;
+  const out = h("div", { "aria-live": "polite" });
+  const act = (fn) => async () => {
+    try {
+      await fn();
+      route();
+    } catch (e) {
+      out.replaceChildren(errorBox(e));
+    }
+  };
+  const testForm = (i) => {
+    const to = h("input", { id: `test-to-${i._id}`, type: "text", placeholder: { email: "you@example.com", sms: "+15551234567", chat: "a webhook URL", push: "a device token" }[i.channel] });
+    const answer = h("div", { "aria-live": "polite" });
+    const send = async () => {
+      answer.replaceChildren(h("p", { class: "muted" }, "Sending…"));
+      try {
+        const r = await env("POST", `/integrations/${i._id}/test`, { to: to.value.trim() });
+        answer.replaceChildren(h("p", { class: r.ok ? "ok" : "error", role: r.ok ? "status" : "alert" },
+          r.ok ? `Sent${r.providerMessageId ? ` (provider message id ${r.providerMessageId})` : ""}.` : `The provider refused: ${r.message}${r.status ? ` (${r.status})` : ""}`),
+          r.raw ? h("details", {}, h("summary", {}, "Provider answer"), h("pre", {}, r.raw)) : null);
+      } catch (e) {
+        answer.replaceChildren(errorBox(e));
+      }
+    };
+    return h("div", { class: "row" }, h("div", {}, h("label", { for: to.id }, "Send a test to"), to),
+      h("button", { type: "button", class: "secondary", onclick: send }, "Send test"), answer);
+  };
+  const mine = list.map((i) => h("section", { class: "card integration", "aria-label": i.name },
+    h("h3", {}, i.name, " ", h("span", { class: "badge" }, names[i.providerId] || i.providerId), " ",
+      h("span", { class: "badge" }, i.channel), i.primary ? h("span", { class: "badge" }, "primary") : null),
+    h("p", { class: "muted" }, "Identifier: ", h("code", {}, i.identifier), " · ", i.active ? "active" : "inactive"),
+    h("div", { class: "row" },
+      h("button", { type: "button", class: "secondary", onclick: act(() => env("PUT", `/v1/integrations/${i._id}`, { active: !i.active })) },
+        i.active ? "Deactivate" : "Activate"),
+      !i.primary && i.channel !== "in_app"
+        ? h("button", { type: "button", class: "secondary", onclick: act(() => env("POST", `/v1/integrations/${i._id}/set-primary`, {})) }, "Make primary")
+        : null,
+      i.channel !== "in_app" ? h("a", { href: `#/integrations/edit/${i._id}` }, "Edit ", i.name) : null),
+    i.channel !== "in_app" ? testForm(i) : null));
+  const groups = catalogue.data.map((g) => h("section", { class: "card" }, h("h3", {}, channelNames[g.channel] || g.channel),
+    h("ul", { class: "providers" }, g.providers.map((p) => h("li", {}, h("a", { href: `#/integrations/new/${p.id}` }, p.name))))));
+  return [h("h1", {}, "Integrations"), out, mine.length ? mine : h("p", { class: "muted" }, "No integration yet."),
+    h("h2", {}, "Add an integration"), h("div", { class: "grid2" }, groups)];
+}
+
+const channelNames = { email: "Email", sms: "SMS", chat: "Chat", push: "Push", in_app: "In-app" };
+
+// integrationForm adds an integration of a provider, or (with existing)
+// edits one: its name and its credentials, the form built from the
+// provider's registry entry. The dashboard sees credentials in the clear,
+// as an organization member does; secrets stay in password fields.
+async function integrationForm(providerId, existing) {
+  const catalogue = await call("GET", "/providers");
+  const group = catalogue.data.find((g) => g.providers.some((p) => p.id === providerId));
+  if (!group) throw new APIError(404, { message: `Herald does not deliver through ${providerId}` });
+  const p = group.providers.find((x) => x.id === providerId);
+  const current = (existing && existing.credentials) || {};
+  const name = h("input", { id: "integration-name", type: "text", value: existing ? existing.name : p.name });
+  const identifier = h("input", { id: "integration-identifier", type: "text", value: existing ? existing.identifier : "" });
+  const fields = p.credentials.map((c) => {
+    const idAttr = `cred-${c.key}`;
+    const input = c.type === "boolean" ? h("input", { id: idAttr, type: "checkbox", checked: current[c.key] === true })
+      : c.type === "object" ? h("textarea", { id: idAttr, rows: 3, spellcheck: "false" })
+        : h("input", { id: idAttr, type: c.secret ? "password" : "text", autocomplete: "off", required: c.required });
+    if (c.type === "object" && current[c.key] !== undefined) input.value = pretty(current[c.key]);
+    else if (c.type !== "boolean" && current[c.key] !== undefined) input.value = String(current[c.key]);
+    return { c, input, el: h("div", {}, h("label", { for: idAttr }, c.key, c.required ? " (required)" : " (optional)"), input) };
+  });
+  const out = h("div", { "aria-live": "polite" });
+  const save = async (ev) => {
+    ev.preventDefault();
+    const credentials = {};
+    try {
+      for (const { c, input } of fields) {
+        if (c.type === "boolean") { if (input.checked) credentials[c.key] = true; } else if (input.value.trim() !== "") {
+          credentials[c.key] = c.type === "object" ? JSON.parse(input.value) : input.value.trim();
+        }
+      }
+    } catch (e) {
+      out.replaceChildren(h("p", { class: "error", role: "alert" }, `Not JSON: ${e.message}`));
+      return;
+    }
+    const body = { name: name.value.trim(), credentials };
+    if (identifier.value.trim()) body.identifier = identifier.value.trim();
+    try {
+      if (existing) await env("PUT", `/v1/integrations/${existing._id}`, body);
+      else await env("POST", "/v1/integrations", { ...body, providerId: p.id, channel: group.channel, active: true });
+      location.hash = "#/integrations";
+    } catch (e) {
+      out.replaceChildren(errorBox(e));
+    }
+  };
+  const remove = async () => {
+    if (!confirm(`Delete the integration ${existing.name}?`)) return;
+    try {
+      await env("DELETE", `/v1/integrations/${existing._id}`);
+      location.hash = "#/integrations";
+    } catch (e) {
+      out.replaceChildren(errorBox(e));
+    }
+  };
+  return [h("p", {}, h("a", { href: "#/integrations" }, "← Integrations")), h("h1", {}, existing ? `Edit ${existing.name}` : `Add ${p.name}`),
+    existing ? h("p", { class: "muted" }, p.name, " · ", channelNames[group.channel] || group.channel) : null,
+    h("form", { onsubmit: save },
+      h("label", { for: name.id }, "Name"), name,
+      h("label", { for: identifier.id }, existing ? "Identifier" : "Identifier (optional)"), identifier,
+      h("h2", {}, "Credentials"), fields.map((f) => f.el), out,
+      h("div", { class: "row" }, h("button", { type: "submit" }, existing ? "Save integration" : "Create integration"),
+        existing ? h("button", { type: "button", class: "secondary", onclick: remove }, "Delete integration") : null))];
+}
+
+async function editIntegrationPage(id) {
+  const res = await env("GET", "/v1/integrations");
+  const existing = (res.data || res).find((i) => i._id === id);
+  if (!existing) throw new APIError(404, { message: "No such integration in this environment" });
+  return integrationForm(existing.providerId, existing);
+}
+
+async function apiKeysPage() {
+  const res = await env("GET", "/api-keys");
+  const out = h("div", { "aria-live": "polite" });
+  const create = async () => {
+    try {
+      const k = (await env("POST", "/api-keys")).data;
+      out.replaceChildren(h("div", { class: "card", role: "status" },
+        h("p", {}, "Your new API key. Copy it now: it is not shown again."), h("pre", { class: "new-key" }, k.key),
+        h("button", { type: "button", class: "secondary", onclick: () => route() }, "Done")));
+    } catch (e) {
+      out.replaceChildren(errorBox(e));
+    }
+  };
+  const revoke = (id) => async () => {
+    if (!confirm("Revoke this API key? Clients using it will be refused.")) return;
+    try {
+      await env("DELETE", `/api-keys/${encodeURIComponent(id)}`);
+      route();
+    } catch (e) {
+      out.replaceChildren(errorBox(e));
+    }
+  };
+  return [h("h1", {}, "API keys"),
+    h("div", { class: "row" }, h("button", { type: "button", onclick: create }, "Create API key")), out,
+    table(["Key", "Created", "Revoked", ""], res.data.map((k) => h("tr", {},
+      h("td", {}, h("code", {}, k.masked)), h("td", {}, fmtTime(k.createdAt)), h("td", {}, k.revokedAt ? fmtTime(k.revokedAt) : "—"),
+      h("td", {}, k.revokedAt ? "" : h("button", { type: "button", class: "secondary", onclick: revoke(k._id) }, "Revoke")))))];
+}
+
+// ---- Start --------------------------------------------------------------------
+
+$("#signin-form").addEventListener("submit", signIn);
+$("#signout").addEventListener("click", signOut);
+$("#env").addEventListener("change", switchEnv);
+window.addEventListener("hashchange", route);
+call("GET", "/session").then((s) => {
+  if (!s.email) return showSignIn();
+  state.session = s;
+  showApp();
+}).catch(() => showSignIn());
