@@ -33,13 +33,21 @@ type WrapEmailParams struct {
 	// Layouts finds the layout; Sandbox renders it.
 	Layouts store.Layouts
 	Sandbox *sandbox.Sandbox
+	// Translations reads the layout's translations and Locale is the
+	// subscriber's: a layout whose isTranslationEnabled is on has its
+	// {{t.key}} replaced (Translate) before it renders.
+	Translations TranslationReader
+	Locale       string
 }
 
 // WrapEmailInLayout renders an e-mail step's body inside the layout that
 // the trigger's overrides or the step's controls choose (EmailLayoutKey):
 // the layout's e-mail body rendered in the sandbox, under a budget of its
-// own, with the step's variables plus `content` = Body, inserted as is. No
-// layout chosen, or a layout without an e-mail body, leaves Body as it is.
+// own, with the step's variables plus `content` = Body, inserted as is. A
+// layout with isTranslationEnabled has its {{t.key}} translated first, in
+// p.Locale, from the layout's own translations (Translate with
+// store.TranslationLayout and its layoutId). No layout chosen, or a layout
+// without an e-mail body, leaves Body as it is.
 // A layoutId naming no layout is ErrLayoutNotFound; a layout that does not
 // render is a *sandbox.Error (its Field "layout"); other errors are the
 // store's. The worker's e-mail steps and the step preview both use it.
@@ -59,6 +67,13 @@ func WrapEmailInLayout(ctx context.Context, p *WrapEmailParams) (string, error) 
 	if src == "" {
 		return p.Body, nil
 	}
+	if l.IsTranslationEnabled {
+		t, err := Translate(ctx, p.Sandbox, p.Translations, p.Scope, store.TranslationLayout, l.Key, p.Locale, src)
+		if err != nil {
+			return "", layoutError(err)
+		}
+		src, _ = t.(string)
+	}
 	vars := make(map[string]any, len(p.Vars)+1)
 	for k, v := range p.Vars {
 		vars[k] = v
@@ -66,15 +81,21 @@ func WrapEmailInLayout(ctx context.Context, p *WrapEmailParams) (string, error) 
 	vars[LayoutContentVariable] = p.Body
 	out, err := p.Sandbox.Render(src, vars)
 	if err != nil {
-		var se *sandbox.Error
-		if errors.As(err, &se) {
-			c := *se
-			c.Field = "layout"
-			return "", &c
-		}
-		return "", err
+		return "", layoutError(err)
 	}
 	return out, nil
+}
+
+// layoutError names the layout as the field of a *sandbox.Error; other
+// errors are returned as they are.
+func layoutError(err error) error {
+	var se *sandbox.Error
+	if errors.As(err, &se) {
+		c := *se
+		c.Field = "layout"
+		return &c
+	}
+	return err
 }
 
 // LayoutEmailBody reads a layout's e-mail body and editor type from its
@@ -132,7 +153,7 @@ func (e *Engine) inLayout(ctx context.Context, o store.JobOutcome, c store.Claim
 	body, err := WrapEmailInLayout(ctx, &WrapEmailParams{
 		Scope: store.Scope{OrganizationID: c.Job.OrganizationID, EnvironmentID: c.Job.EnvironmentID},
 		Step:  step, Overrides: c.Notification.Overrides, Body: str(ctl["body"]), Vars: vars,
-		Layouts: e.o.Store, Sandbox: e.sb,
+		Layouts: e.o.Store, Sandbox: e.sb, Translations: e.tr, Locale: deref(c.Subscriber.Locale),
 	})
 	var se *sandbox.Error
 	switch {

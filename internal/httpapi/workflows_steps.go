@@ -349,7 +349,7 @@ func (s *Server) workflowStepPreview(w http.ResponseWriter, r *http.Request) err
 		var body string
 		stepBody, _ := ctl["body"].(string)
 		body, err = engine.WrapEmailInLayout(r.Context(), &engine.WrapEmailParams{Scope: scope, Step: &step,
-			Body: stepBody, Vars: vars, Layouts: s.store, Sandbox: s.sandbox})
+			Body: stepBody, Vars: vars, Layouts: s.store, Sandbox: s.sandbox, Translations: s.store, Locale: locale})
 		if err == nil {
 			ctl["body"] = body
 		}

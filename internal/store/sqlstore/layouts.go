@@ -132,6 +132,11 @@ func (db *DB) LayoutDelete(ctx context.Context, p *store.LayoutDeleteParams) err
 		if _, err := q.ExecContext(ctx, "DELETE FROM layouts WHERE id = $1", l.ID); err != nil {
 			return err
 		}
+		// Its translations go with it (a new layout of that layoutId starts without any).
+		if _, err := q.ExecContext(ctx, "DELETE FROM translations WHERE environment_id = $1 AND resource_type = $2"+
+			" AND resource_id = $3", p.EnvironmentID, store.TranslationLayout, l.Key); err != nil {
+			return err
+		}
 		wfs, err := db.layoutUsers(ctx, q, p.Scope, l.Key)
 		if err != nil {
 			return err
