@@ -38,6 +38,9 @@ type WrapEmailParams struct {
 	// {{t.key}} replaced (Translate) before it renders.
 	Translations TranslationReader
 	Locale       string
+	// EnvValues, when set, binds env for a layout that names env. and
+	// whose step's variables do not have it already.
+	EnvValues EnvironmentValues
 }
 
 // WrapEmailInLayout renders an e-mail step's body inside the layout that
@@ -79,6 +82,11 @@ func WrapEmailInLayout(ctx context.Context, p *WrapEmailParams) (string, error) 
 		vars[k] = v
 	}
 	vars[LayoutContentVariable] = p.Body
+	if _, ok := vars["env"]; !ok && p.EnvValues != nil && namesEnv(src) {
+		if err := bindEnv(ctx, vars, p.Scope.EnvironmentID, p.EnvValues); err != nil {
+			return "", err
+		}
+	}
 	out, err := p.Sandbox.Render(src, vars)
 	if err != nil {
 		return "", layoutError(err)
@@ -153,7 +161,7 @@ func (e *Engine) inLayout(ctx context.Context, o store.JobOutcome, c store.Claim
 	body, err := WrapEmailInLayout(ctx, &WrapEmailParams{
 		Scope: store.Scope{OrganizationID: c.Job.OrganizationID, EnvironmentID: c.Job.EnvironmentID},
 		Step:  step, Overrides: c.Notification.Overrides, Body: str(ctl["body"]), Vars: vars,
-		Layouts: e.o.Store, Sandbox: e.sb, Translations: e.tr, Locale: deref(c.Subscriber.Locale),
+		Layouts: e.o.Store, Sandbox: e.sb, Translations: e.tr, Locale: deref(c.Subscriber.Locale), EnvValues: e.envValues,
 	})
 	var se *sandbox.Error
 	switch {

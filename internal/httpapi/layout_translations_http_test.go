@@ -15,8 +15,8 @@ import (
 // isTranslationEnabled renders its {{t.key}} in the subscriber's locale
 // (per-key fallback to the default locale) when an e-mail is wrapped, in a
 // send and in the step preview alike; a layout without it leaves them to
-// Liquid (empty); a key found nowhere fails the step; deleting a layout
-// deletes its translations.
+// Liquid (empty); a layout naming env sees the environment's values; a key
+// found nowhere fails the step; deleting a layout deletes its translations.
 func TestLayoutTranslations(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, h *harness) {
@@ -29,7 +29,11 @@ func TestLayoutTranslations(t *testing.T) {
 		defer f.Close()
 		h.sendgridIntegration(t, f, "mail-main")
 		h.createLayout(t, dev, map[string]any{"layoutId": "plain", "name": "Plain"}) // the default; isTranslationEnabled false
-		h.putLayoutBody(t, dev, "plain", "html", "<html><body>{{content}}[{{t.footer}}]</body></html>")
+		h.putLayoutBody(t, dev, "plain", "html", "<html><body>{{content}}[{{t.footer}}]{{env.COMPANY}}</body></html>")
+		// A layout naming env sees the environment's values though its step names none.
+		res := h.call(t, dev, "POST", envVarsPath, map[string]any{"key": "COMPANY", "values": []any{
+			map[string]any{"_environmentId": h.envID(t, "development"), "value": "Acme"}}}, nil)
+		require.Equal(t, http.StatusOK, res.Status, "%s", res.Raw)
 		h.createLayout(t, dev, map[string]any{"layoutId": "brand", "name": "Brand", "isTranslationEnabled": true})
 		h.putLayoutBody(t, dev, "brand", "html", "<html><body>{{content}}<footer>{{t.footer}} · {{t.legal.note}}</footer></body></html>")
 		h.call(t, dev, "PUT", "/v2/layouts/brand", map[string]any{"name": "Brand", "isTranslationEnabled": true}, nil)
@@ -38,7 +42,7 @@ func TestLayoutTranslations(t *testing.T) {
 		h.putTranslation(t, dev, "layout", "brand", "en_US", map[string]any{"footer": "Bye", "legal": map[string]any{"note": "Terms"}})
 		body, ct := multipartBody(t, map[string]string{"resourceId": "brand", "resourceType": "layout"},
 			[3]string{"files", "fr_FR.json", `{"footer":"Au revoir {{subscriber.firstName}}"}`})
-		res := h.call(t, dev, "POST", "/v2/translations/upload", body, ct)
+		res = h.call(t, dev, "POST", "/v2/translations/upload", body, ct)
 		require.Equal(t, http.StatusOK, res.Status, "%s", res.Raw)
 		require.EqualValues(t, 1, res.Object(t)["successfulUploads"])
 		h.putTranslation(t, dev, "layout", "plain", "en_US", map[string]any{"footer": "never"})
@@ -75,7 +79,7 @@ func TestLayoutTranslations(t *testing.T) {
 		for _, c := range []struct{ tx, workflow, to, want string }{
 			{"tx-fr", "branded", "amelie", "<html><body><p>Amélie</p><footer>Au revoir Amélie · Terms</footer></body></html>"},
 			{"tx-en", "branded", "ann", "<html><body><p>Ann</p><footer>Bye · Terms</footer></body></html>"},
-			{"tx-plain", "plainly", "ann", "<html><body><p>Ann</p>[]</body></html>"},
+			{"tx-plain", "plainly", "ann", "<html><body><p>Ann</p>[]Acme</body></html>"},
 		} {
 			h.trigger(t, dev, map[string]any{"name": c.workflow, "to": c.to, "transactionId": c.tx})
 			drain(t, eng)
