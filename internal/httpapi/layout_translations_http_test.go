@@ -14,7 +14,7 @@ import (
 // a workflow's (create, upload, get, group, master JSON); a layout with
 // isTranslationEnabled renders its {{t.key}} in the subscriber's locale
 // (per-key fallback to the default locale) when an e-mail is wrapped, in a
-// send and in the step preview alike; a layout without it leaves them to
+// send and in the step preview alike (and in the layout's preview); a layout without it leaves them to
 // Liquid (empty); a layout naming env sees the environment's values; a key
 // found nowhere fails the step; deleting a layout deletes its translations.
 func TestLayoutTranslations(t *testing.T) {
@@ -94,6 +94,12 @@ func TestLayoutTranslations(t *testing.T) {
 		require.Equal(t, http.StatusCreated, res.Status, "%s", res.Raw)
 		preview := res.Object(t)["result"].(map[string]any)["preview"].(map[string]any)
 		require.Equal(t, "<html><body><p>Zoé</p><footer>Au revoir Zoé · Terms</footer></body></html>", preview["body"])
+		// So does the layout's own preview.
+		res = call("POST", "/v2/layouts/brand/preview", map[string]any{"previewPayload": map[string]any{
+			"subscriber": map[string]any{"firstName": "Zoé", "locale": "fr_FR"}}})
+		require.Equal(t, http.StatusCreated, res.Status, "%s", res.Raw)
+		require.Equal(t, map[string]any{"body": "<html><body><p data-content-placeholder>Dynamic placeholder content</p>" +
+			"<footer>Au revoir Zoé · Terms</footer></body></html>"}, res.Object(t)["result"].(map[string]any)["preview"])
 
 		// A key found in no translation of the layout fails the step.
 		h.putLayoutBody(t, dev, "brand", "html", "<html><body>{{content}}{{t.nope}}</body></html>")
