@@ -125,3 +125,36 @@ func TestLayoutTranslations(t *testing.T) {
 		require.Equal(t, http.StatusOK, res.Status, "another layout's translations stay: %s", res.Raw)
 	})
 }
+
+// TestLayoutTranslationTenancy: another environment's layout and its
+// translations are a 404 for every translation operation.
+func TestLayoutTranslationTenancy(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, h *harness) {
+		dev, prod := h.authFor(asDev), h.authFor(asProd)
+		h.createLayout(t, dev, map[string]any{"layoutId": "dev-layout", "name": "Dev layout"})
+		h.putTranslation(t, dev, "layout", "dev-layout", "en_US", map[string]any{"a": "dev"})
+		body, ct := multipartBody(t, map[string]string{"resourceId": "dev-layout", "resourceType": "layout"},
+			[3]string{"files[]", "en_US.json", `{"a":"prod"}`})
+		for _, c := range []struct {
+			method, target string
+			body           any
+			headers        map[string]string
+		}{
+			{"GET", "/v2/translations/layout/dev-layout/en_US", nil, nil},
+			{"DELETE", "/v2/translations/layout/dev-layout/en_US", nil, nil},
+			{"DELETE", "/v2/translations/layout/dev-layout", nil, nil},
+			{"GET", "/v2/translations/group/layout/dev-layout", nil, nil},
+			{"POST", "/v2/translations", map[string]any{"resourceId": "dev-layout", "resourceType": "layout", "locale": "en_US",
+				"content": map[string]any{"a": "prod"}}, nil},
+			{"POST", "/v2/translations/upload", body, ct},
+		} {
+			requireError(t, h.call(t, prod, c.method, c.target, c.body, c.headers), http.StatusNotFound, c.method, c.target)
+		}
+		res := h.call(t, prod, "GET", "/v2/translations/master-json?locale=en_US", nil, nil)
+		require.Equal(t, map[string]any{"workflows": map[string]any{}, "layouts": map[string]any{}}, res.Object(t))
+		res = h.call(t, dev, "GET", "/v2/translations/layout/dev-layout/en_US", nil, nil)
+		require.Equal(t, http.StatusOK, res.Status, "%s", res.Raw)
+		require.Equal(t, map[string]any{"a": "dev"}, res.Object(t)["content"], "unchanged")
+	})
+}
