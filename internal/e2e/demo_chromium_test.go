@@ -1,15 +1,10 @@
 package e2e
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"sync"
 	"testing"
 	"time"
 
@@ -79,48 +74,6 @@ func TestDemoInboxChromium(t *testing.T) {
 // data directory (SQLite, or PostgreSQL at databaseURL) and returns its URL.
 func startHeraldBinary(t *testing.T, bin, databaseURL string) string {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--log-level", "warn")
-	cmd.Env = append(os.Environ(), "HERALD_DATA_DIR="+t.TempDir(), "HERALD_DATABASE_URL="+databaseURL, "HERALD_SECRET=",
-		"HERALD_API_KEY="+demoAPIKey)
-	detach(cmd)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	var logs bytes.Buffer
-	var logMu sync.Mutex
-	cmd.Stderr = &lockedWriter{w: &logs, mu: &logMu}
-	require.NoError(t, cmd.Start())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		cmd.Wait() //nolint:errcheck
-	}()
-	t.Cleanup(func() {
-		cmd.Process.Kill() //nolint:errcheck
-		<-done
-		if t.Failed() {
-			logMu.Lock()
-			t.Logf("herald log:\n%s", logs.String())
-			logMu.Unlock()
-		}
-	})
-	addr := make(chan string, 1)
-	go func() {
-		re := regexp.MustCompile(`is running at (http://\S+)`)
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m[1]
-			}
-		}
-		io.Copy(io.Discard, stdout) //nolint:errcheck
-	}()
-	select {
-	case base := <-addr:
-		return base
-	case <-done:
-		t.Fatal("herald serve exited")
-	case <-time.After(60 * time.Second):
-		t.Fatal("herald serve did not start")
-	}
-	return ""
+	return startDashboardHerald(t, bin, []string{"HERALD_DATA_DIR=" + t.TempDir(), "HERALD_DATABASE_URL=" + databaseURL,
+		"HERALD_SECRET=", "HERALD_API_KEY=" + demoAPIKey})
 }

@@ -107,20 +107,7 @@ func (s *Server) layoutList(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	p := store.LayoutListParams{Scope: callerFrom(r.Context()).Scope, Limit: 50, OrderBy: "createdAt", Desc: true}
 	errs := fieldErrors{}
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 100 {
-			errs.add("limit", "must be an integer from 1 to 100", v)
-		}
-		p.Limit = n
-	}
-	if v := q.Get("offset"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			errs.add("offset", "must be a non-negative integer", v)
-		}
-		p.Offset = n
-	}
+	offsetPage(q, errs, &p.Limit, &p.Offset)
 	if v, ok := q["orderBy"]; ok {
 		switch v[0] {
 		case "createdAt", "updatedAt", "name":

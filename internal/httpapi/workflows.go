@@ -6,6 +6,7 @@ import (
 	"errors"
 	"maps"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"unicode"
@@ -320,20 +321,7 @@ func (s *Server) workflowList(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	p := store.WorkflowListParams{Scope: callerFrom(r.Context()).Scope, Limit: 10}
 	errs := fieldErrors{}
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 100 {
-			errs.add("limit", "must be an integer from 1 to 100", v)
-		}
-		p.Limit = n
-	}
-	if v := q.Get("offset"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			errs.add("offset", "must be a non-negative integer", v)
-		}
-		p.Offset = n
-	}
+	offsetPage(q, errs, &p.Limit, &p.Offset)
 	p.Query = q.Get("query")
 	if err := errs.err(); err != nil {
 		return err
@@ -422,4 +410,23 @@ func keyOrder(obj []byte) []string {
 		}
 	}
 	return keys
+}
+
+// offsetPage reads the limit (1–100) and offset (≥ 0) of a list that pages
+// by offset into limit and offset, which hold the defaults.
+func offsetPage(q url.Values, errs fieldErrors, limit, offset *int) {
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100 {
+			errs.add("limit", "must be an integer from 1 to 100", v)
+		}
+		*limit = n
+	}
+	if v := q.Get("offset"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			errs.add("offset", "must be a non-negative integer", v)
+		}
+		*offset = n
+	}
 }
