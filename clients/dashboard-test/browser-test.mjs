@@ -273,6 +273,21 @@ try {
   await page.getByLabel("Environment").selectOption("development");
   await page.getByRole("link", { name: "Dashboard welcome" }).waitFor();
 
+  // A step in a layout, with translations: the preview is what a send is.
+  await api("POST", "/v2/layouts", { layoutId: "brand", name: "Brand" });
+  await api("PUT", "/v2/layouts/brand", { name: "Brand", controlValues: { email: { editorType: "html",
+    body: "<html><body><h1>Brand for {{subscriber.firstName}}</h1>{{ content }}</body></html>" } } });
+  await api("POST", "/v2/workflows", { name: "Dashboard branded", workflowId: "dashboard-branded", steps: [{ name: "Mail", stepId: "mail",
+    type: "email", controlValues: { subject: "{{t.subject}}", body: "<p>{{t.greeting}}</p>", layoutId: "brand" } }] });
+  await api("POST", "/v2/translations", { resourceId: "dashboard-branded", resourceType: "workflow", locale: "en_US",
+    content: { subject: "Translated subject", greeting: "Translated greeting" } });
+  await page.goto(`${base}/dashboard/#/workflows/dashboard-branded`);
+  await page.getByRole("heading", { name: "Dashboard branded" }).waitFor();
+  await page.getByRole("button", { name: "Preview" }).click();
+  await page.locator(".preview").getByText("Translated subject").waitFor();
+  const branded = await page.locator(".preview").innerText();
+  check(branded.includes("<h1>Brand for Ada</h1><p>Translated greeting</p>"), "a step in a layout previews wrapped and translated");
+
   // A narrow screen: nothing wider than the window (tables scroll in
   // their own box).
   await page.setViewportSize({ width: 375, height: 800 });

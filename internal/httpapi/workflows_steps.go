@@ -330,34 +330,27 @@ func (s *Server) workflowStepPreview(w http.ResponseWriter, r *http.Request) err
 		}
 	}
 	result := map[string]any{"type": step.Type}
-	in := engine.StepInput{Subscriber: previewSubscriber(subscriber), Payload: payload, Digest: digest}
-	vars := in.Vars()
-	scope := store.Scope{OrganizationID: wf.OrganizationID, EnvironmentID: wf.EnvironmentID}
-	// As a worker renders it: translations in the preview subscriber's
-	// locale, the controls, then an e-mail's layout.
-	locale := ""
-	if in.Subscriber.Locale != nil {
-		locale = *in.Subscriber.Locale
+	// As a worker renders it (engine.PreviewSend): contexts and env
+	// variables (the environment's, under those sent), translations in the
+	// preview subscriber's locale, the controls, then an e-mail's layout.
+	p := &engine.PreviewParams{Scope: store.Scope{OrganizationID: wf.OrganizationID, EnvironmentID: wf.EnvironmentID},
+		WorkflowKey: wf.Key, Step: step, Input: engine.StepInput{Subscriber: previewSubscriber(subscriber), Payload: payload, Digest: digest},
+		Sandbox: s.sandbox, Translations: s.store, Layouts: s.store, EnvValues: s.store.EnvironmentVariableValues}
+	if c, ok := example["context"].(map[string]any); ok {
+		p.Contexts, _ = json.Marshal(c)
 	}
-	values, err := engine.Translate(r.Context(), s.sandbox, s.store, scope, store.TranslationWorkflow, wf.Key, locale,
-		engine.StepValues(step))
-	var ctl map[string]any
-	if err == nil {
-		ctl, err = engine.RenderStep(s.sandbox, values, vars)
-	}
-	if err == nil && step.Type == "email" {
-		var body string
-		stepBody, _ := ctl["body"].(string)
-		body, err = engine.WrapEmailInLayout(r.Context(), &engine.WrapEmailParams{Scope: scope, Step: &step,
-			Body: stepBody, Vars: vars, Layouts: s.store, Sandbox: s.sandbox})
-		if err == nil {
-			ctl["body"] = body
+	if e, ok := example["env"].(map[string]any); ok {
+		p.Env = map[string]string{}
+		for k, v := range e {
+			if str, ok := v.(string); ok {
+				p.Env[k] = str
+			}
 		}
 	}
-	if err != nil {
+	if preview, err := engine.PreviewSend(r.Context(), p); err != nil {
 		result["preview"] = map[string]any{}
 	} else {
-		result["preview"] = engine.Preview(step.Type, ctl)
+		result["preview"] = preview
 	}
 	s.writeJSON(w, http.StatusCreated, map[string]any{"result": result, "previewPayloadExample": example})
 	return nil
