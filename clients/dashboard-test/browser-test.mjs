@@ -136,6 +136,7 @@ try {
   await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
   const saved = await api("GET", "/v2/workflows/dashboard-welcome");
   check(saved.steps[0].controlValues.body === "Edited: {{payload.greeting}}", "saved: the public API returns the new content");
+  check(Object.keys(saved.steps[0].controlValues).join() === "subject,body", "the controls keep the order they were written in");
 
   // A test trigger, then Activity.
   await page.getByLabel("Subscriber ID", { exact: true }).last().fill("ada");
