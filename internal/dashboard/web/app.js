@@ -308,15 +308,21 @@ async function activityPage() {
     status: h("select", { id: "f-status" }, ["", "completed", "in progress", "failed", "canceled"].map((c) => h("option", { value: c }, c || "any"))),
   };
   const labels = { workflow: "Workflow", subscriberId: "Subscriber ID", transactionId: "Transaction ID", channel: "Channel", status: "Status" };
-  const form = h("form", { class: "row", onsubmit: (ev) => { ev.preventDefault(); load(); } },
+  let page = 0; // pages of 50, newest first; the filters (status too) apply on the server
+  const form = h("form", { class: "row", onsubmit: (ev) => { ev.preventDefault(); page = 0; load(); } },
     Object.entries(inputs).map(([k, el]) => h("div", {}, h("label", { for: el.id }, labels[k]), el)),
     h("button", { type: "submit", class: "secondary" }, "Filter"));
   const body = h("div", { "aria-live": "polite" });
+  const newer = h("button", { type: "button", class: "secondary", hidden: true, onclick: () => { page = Math.max(0, page - 1); load(); } }, "Newer");
+  const older = h("button", { type: "button", class: "secondary", hidden: true, onclick: () => { page++; load(); } }, "Older");
   const load = async () => {
     const q = new URLSearchParams();
     for (const [k, el] of Object.entries(inputs)) if (el.value.trim()) q.set(k, el.value.trim());
+    if (page > 0) q.set("page", String(page));
     try {
       const res = await env("GET", `/activity?${q}`);
+      newer.hidden = page === 0;
+      older.hidden = !res.hasMore;
       body.replaceChildren(table(["Time", "Transaction ID", "Workflow", "Subscriber", "Channels", "Status"], res.data.map((n) => h("tr", {},
         h("td", {}, fmtTime(n.createdAt)),
         h("td", {}, h("a", { href: `#/activity/${encodeURIComponent(n._id)}` }, n.transactionId)),
@@ -330,7 +336,7 @@ async function activityPage() {
   };
   await load();
   state.timer = setInterval(load, 3000); // new triggers appear without a reload
-  return [h("h1", {}, "Activity"), form, body];
+  return [h("h1", {}, "Activity"), form, body, h("div", { class: "row" }, newer, older)];
 }
 
 async function triggerPage(id) {
