@@ -288,6 +288,11 @@ try {
   await page.locator(".preview").getByText("Translated subject").waitFor();
   const branded = await page.locator(".preview").innerText();
   check(branded.includes("<h1>Brand for Ada</h1><p>Translated greeting</p>"), "a step in a layout previews wrapped and translated");
+  await page.getByLabel("subject", { exact: true }).fill("{{t.subject}} for {{context.tenant.data.name}}");
+  await page.getByLabel("Context (JSON, optional)").fill('{"tenant": {"id": "acme", "data": {"name": "Acme"}}}');
+  await page.getByRole("button", { name: "Preview" }).click();
+  await page.locator(".preview").getByText("Translated subject for Acme").waitFor();
+  check(true, "a preview binds the contexts given");
 
   // A narrow screen: nothing wider than the window (tables scroll in
   // their own box).

@@ -188,13 +188,15 @@ async function workflowPage(workflowId) {
     const payload = h("textarea", { id: `payload-${step.stepId}`, rows: 4, spellcheck: "false" });
     payload.value = "{}";
     const subscriber = h("input", { id: `subscriber-${step.stepId}`, type: "text", placeholder: "a sample subscriber" });
+    const ctx = h("textarea", { id: `context-${step.stepId}`, rows: 2, spellcheck: "false", placeholder: '{"tenant": {"id": "acme", "data": {}}}' });
     const out = h("div", { class: "preview", "aria-live": "polite" });
     const preview = async () => {
       out.replaceChildren(h("p", { class: "muted" }, "Rendering…"));
       let body;
       try {
         body = { workflowId: wf.workflowId, stepId: step.stepId, controlValues: controls.value(),
-          payload: JSON.parse(payload.value || "{}"), subscriberId: subscriber.value.trim() };
+          payload: JSON.parse(payload.value || "{}"), subscriberId: subscriber.value.trim(),
+          context: ctx.value.trim() ? JSON.parse(ctx.value) : undefined };
       } catch (e) {
         out.replaceChildren(h("p", { class: "error", role: "alert" }, `Not JSON: ${e.message}`));
         return;
@@ -218,6 +220,7 @@ async function workflowPage(workflowId) {
         h("div", {}, controls.el),
         h("div", {}, h("label", { for: payload.id }, "Payload (JSON)"), payload,
           h("label", { for: subscriber.id }, "Subscriber ID (optional)"), subscriber,
+          h("label", { for: ctx.id }, "Context (JSON, optional)"), ctx,
           h("div", { class: "row" }, h("button", { type: "button", class: "secondary", onclick: preview }, "Preview")))),
       out);
   });
