@@ -3,8 +3,10 @@
 // workflows.patch/steps.retrieve/steps.generatePreview/sync.
 //
 // A new environment comes with its own API key (in apiKeys of the creation's
-// answer only): the development key creates a workflow, publishes it into
-// the new environment, and the new environment's key triggers it there.
+// answer only): the development key creates a workflow and a layout with a
+// translation, publishes them into the new environment (the layout's
+// translation with it), and the new environment's key triggers the
+// workflow and reads the layout and its translation there.
 //
 // One known gap of the client, not of Herald: @novu/api 3.19.1 types the
 // `resourceType` of diff and publish results as REGULAR|ECHO|BRIDGE, while
@@ -15,6 +17,7 @@ import { Novu } from "@novu/api";
 
 export async function environments({ novu, serverURL, step, check, run }) {
   const workflowId = `promote-${run}`;
+  const layoutId = `promote-layout-${run}`;
   const subscriberId = `promote-user-${run}`;
 
   const env = await step("environments.create", async () => {
@@ -75,6 +78,15 @@ export async function environments({ novu, serverURL, step, check, run }) {
     check(tags.includes("patched") && tags.includes(`run-${run}`), "the development workflows' tags", tags);
   });
 
+  await step("layouts.create + translations.create (to promote)", async () => {
+    await novu.layouts.create({ layoutId, name: `Promote layout ${run}`, isTranslationEnabled: true });
+    await novu.layouts.update({ name: `Promote layout ${run}`, isTranslationEnabled: true, controlValues: { email: {
+      body: "<html><body>{{content}}<footer>{{t.footer}}</footer></body></html>", editorType: "html" } } }, layoutId);
+    const t = await novu.translations.create({ resourceId: layoutId, resourceType: "layout", locale: "en_US",
+      content: { footer: "See you" } });
+    check(t.resourceType === "layout" && t.resourceId === layoutId, "the layout's translation", t);
+  });
+
   // rawOf returns the raw answer of a call whose answer the client cannot
   // parse (the resourceType enum gap), or the parsed one.
   const rawOf = async (fn) => {
@@ -94,12 +106,16 @@ export async function environments({ novu, serverURL, step, check, run }) {
     check(d.targetEnvironmentId === env.id && d.summary?.hasChanges === true, "changes", d.summary);
     const r = d.resources.find((x) => x.sourceResource?.id === workflowId);
     check(r?.resourceType === "workflow" && r.targetResource === null, "the workflow would be added", r);
+    const l = d.resources.find((x) => x.resourceType === "layout" && x.sourceResource?.id === layoutId);
+    check(l?.targetResource === null, "the layout would be added", l);
+    check(l.changes.some((c) => c.resourceType === "localization_group" && c.action === "added"), "with its translations", l.changes);
   });
 
   await step("environments.publish", async () => {
     const p = await rawOf(() => novu.environments.publish({}, env.id));
     const ok = p.results.flatMap((x) => x.successful);
     check(ok.some((x) => x.resourceId === workflowId && x.action === "created"), "created in the target", p);
+    check(ok.some((x) => x.resourceType === "layout" && x.resourceId === layoutId && x.action === "created"), "the layout too", p);
   });
 
   await step("environments.diff (after publishing: nothing)", async () => {
@@ -115,6 +131,14 @@ export async function environments({ novu, serverURL, step, check, run }) {
   await step("trigger with the new environment's key", async () => {
     const res = await other.trigger({ workflowId, to: { subscriberId, firstName: "Ada" }, payload: { order: "B-2" } });
     check(res.result.acknowledged === true && res.result.status === "processed", "processed", res.result);
+  });
+
+  await step("the published layout and its translation, with the new environment's key", async () => {
+    const l = await other.layouts.retrieve(layoutId);
+    check(l.result.layoutId === layoutId && l.result.isTranslationEnabled === true, "the layout there", l.result);
+    check(l.result.controls.values.email?.body.includes("{{t.footer}}"), "its e-mail body", l.result.controls);
+    const t = await other.translations.retrieve({ resourceType: "layout", resourceId: layoutId, locale: "en_US" });
+    check(t.content.footer === "See you", "its translation there", t);
   });
 
   await step("workflows.sync", async () => {

@@ -83,9 +83,11 @@ func (d *Dashboard) preview(w http.ResponseWriter, r *http.Request, _ account, e
 	if len(payload) > 0 && (payload[0] != '{' && !bytes.Equal(payload, []byte("null"))) {
 		return errorf(http.StatusUnprocessableEntity, "payload must be an object")
 	}
-	ctxs := store.JSON(in.Context)
-	if len(ctxs) > 0 && (ctxs[0] != '{' && !bytes.Equal(ctxs, []byte("null"))) {
-		return errorf(http.StatusUnprocessableEntity, "context must be an object")
+	var contexts map[string]any
+	if len(in.Context) > 0 && !bytes.Equal(in.Context, []byte("null")) {
+		if err := json.Unmarshal(in.Context, &contexts); err != nil || contexts == nil {
+			return errorf(http.StatusUnprocessableEntity, "context must be an object")
+		}
 	}
 	sub := previewSubscriber
 	if in.SubscriberID != "" {
@@ -95,9 +97,13 @@ func (d *Dashboard) preview(w http.ResponseWriter, r *http.Request, _ account, e
 			return err
 		}
 	}
+	envVars, err := engine.PreviewEnv(r.Context(), d.store, scope, nil)
+	if err != nil {
+		return err
+	}
 	out, err := engine.PreviewSend(r.Context(), &engine.PreviewParams{Scope: scope, WorkflowKey: wf.Key, Step: st,
-		Input: engine.StepInput{Subscriber: sub, Payload: payload}, Contexts: ctxs, Sandbox: d.sandbox,
-		Translations: d.store, Layouts: d.store, EnvValues: d.store.EnvironmentVariableValues})
+		Input: engine.StepInput{Subscriber: sub, Payload: payload}, Env: envVars, Contexts: contexts, Sandbox: d.sandbox,
+		Translations: d.store, Layouts: d.store})
 	var se *sandbox.Error
 	switch {
 	case errors.As(err, &se):

@@ -10,9 +10,10 @@ import (
 
 // TestPreviewAsSent: the dashboard's preview renders a step as a send
 // would (engine.PreviewSend, the public API's step preview): {{t.key}} in
-// the subscriber's locale, {{env.KEY}} from the environment's variables,
-// context.<type> from the context sent, and an e-mail wrapped in its
-// layout; a layout that does not exist is shown as an error, not thrown.
+// the subscriber's locale, {{env.KEY}} from the environment's variables
+// (a secret as its mask), context.<type> from the context sent, and an
+// e-mail wrapped in its layout; a layout that does not exist is shown as
+// an error, not thrown.
 func TestPreviewAsSent(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, f *fixture) {
@@ -41,8 +42,13 @@ func TestPreviewAsSent(t *testing.T) {
 		call("POST", "/v1/environment-variables", `{"key":"SUPPORT","values":[{"_environmentId":"`+envID+`","value":"help@example.com"}]}`,
 			http.StatusOK)
 
+		call("POST", "/v1/environment-variables", `{"key":"TOKEN","isSecret":true,"values":[{"_environmentId":"`+envID+`","value":"tok-dev"}]}`,
+			http.StatusOK)
 		preview := func(body string) map[string]any { return call("POST", "/preview", body, http.StatusOK) }
-		out := preview(`{"workflowId":"welcome","stepId":"mail","context":{"tenant":{"id":"acme","data":{"name":"Acme"}}}}`)
+		out := preview(`{"workflowId":"welcome","stepId":"mail","controlValues":{"subject":"{{env.TOKEN}}","body":"b"}}`)
+		require.Equal(t, "••••••••", out["result"].(map[string]any)["subject"], "a secret shows as its mask, never in clear")
+
+		out = preview(`{"workflowId":"welcome","stepId":"mail","context":{"tenant":{"id":"acme","data":{"name":"Acme"}}}}`)
 		require.Nil(t, out["error"])
 		res := out["result"].(map[string]any)
 		require.Equal(t, "Welcome Acme", res["subject"])

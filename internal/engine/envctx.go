@@ -26,7 +26,12 @@ func addTriggerVars(ctx context.Context, b map[string]any, c store.Claimed, step
 	if values == nil || !namesEnv(step.ControlValues) {
 		return nil
 	}
-	vals, err := values(ctx, c.Job.EnvironmentID)
+	return bindEnv(ctx, b, c.Job.EnvironmentID, values)
+}
+
+// bindEnv binds env to an environment's variables.
+func bindEnv(ctx context.Context, b map[string]any, environmentID string, values EnvironmentValues) error {
+	vals, err := values(ctx, environmentID)
 	if err != nil {
 		return err
 	}

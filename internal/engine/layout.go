@@ -33,13 +33,24 @@ type WrapEmailParams struct {
 	// Layouts finds the layout; Sandbox renders it.
 	Layouts store.Layouts
 	Sandbox *sandbox.Sandbox
+	// Translations reads the layout's translations and Locale is the
+	// subscriber's: a layout whose isTranslationEnabled is on has its
+	// {{t.key}} replaced (Translate) before it renders.
+	Translations TranslationReader
+	Locale       string
+	// EnvValues, when set, binds env for a layout that names env. and
+	// whose step's variables do not have it already.
+	EnvValues EnvironmentValues
 }
 
 // WrapEmailInLayout renders an e-mail step's body inside the layout that
 // the trigger's overrides or the step's controls choose (EmailLayoutKey):
 // the layout's e-mail body rendered in the sandbox, under a budget of its
-// own, with the step's variables plus `content` = Body, inserted as is. No
-// layout chosen, or a layout without an e-mail body, leaves Body as it is.
+// own, with the step's variables plus `content` = Body, inserted as is. A
+// layout with isTranslationEnabled has its {{t.key}} translated first, in
+// p.Locale, from the layout's own translations (Translate with
+// store.TranslationLayout and its layoutId). No layout chosen, or a layout
+// without an e-mail body, leaves Body as it is.
 // A layoutId naming no layout is ErrLayoutNotFound; a layout that does not
 // render is a *sandbox.Error (its Field "layout"); other errors are the
 // store's. The worker's e-mail steps and the step preview both use it.
@@ -59,22 +70,40 @@ func WrapEmailInLayout(ctx context.Context, p *WrapEmailParams) (string, error) 
 	if src == "" {
 		return p.Body, nil
 	}
+	if l.IsTranslationEnabled {
+		t, err := Translate(ctx, p.Sandbox, p.Translations, p.Scope, store.TranslationLayout, l.Key, p.Locale, src)
+		if err != nil {
+			return "", layoutError(err)
+		}
+		src, _ = t.(string)
+	}
 	vars := make(map[string]any, len(p.Vars)+1)
 	for k, v := range p.Vars {
 		vars[k] = v
 	}
 	vars[LayoutContentVariable] = p.Body
+	if _, ok := vars["env"]; !ok && p.EnvValues != nil && namesEnv(src) {
+		if err := bindEnv(ctx, vars, p.Scope.EnvironmentID, p.EnvValues); err != nil {
+			return "", err
+		}
+	}
 	out, err := p.Sandbox.Render(src, vars)
 	if err != nil {
-		var se *sandbox.Error
-		if errors.As(err, &se) {
-			c := *se
-			c.Field = "layout"
-			return "", &c
-		}
-		return "", err
+		return "", layoutError(err)
 	}
 	return out, nil
+}
+
+// layoutError names the layout as the field of a *sandbox.Error; other
+// errors are returned as they are.
+func layoutError(err error) error {
+	var se *sandbox.Error
+	if errors.As(err, &se) {
+		c := *se
+		c.Field = "layout"
+		return &c
+	}
+	return err
 }
 
 // LayoutEmailBody reads a layout's e-mail body and editor type from its
@@ -132,7 +161,7 @@ func (e *Engine) inLayout(ctx context.Context, o store.JobOutcome, c store.Claim
 	body, err := WrapEmailInLayout(ctx, &WrapEmailParams{
 		Scope: store.Scope{OrganizationID: c.Job.OrganizationID, EnvironmentID: c.Job.EnvironmentID},
 		Step:  step, Overrides: c.Notification.Overrides, Body: str(ctl["body"]), Vars: vars,
-		Layouts: e.o.Store, Sandbox: e.sb,
+		Layouts: e.o.Store, Sandbox: e.sb, Translations: e.tr, Locale: deref(c.Subscriber.Locale), EnvValues: e.envValues,
 	})
 	var se *sandbox.Error
 	switch {

@@ -2,13 +2,48 @@ package engine
 
 import (
 	"context"
-	"maps"
-	"slices"
+	"encoding/json"
 
 	"github.com/herald-notify/herald/internal/liquid"
 	"github.com/herald-notify/herald/internal/sandbox"
 	"github.com/herald-notify/herald/internal/store"
 )
+
+// SecretMask is what a secret environment variable shows as: in every
+// read of the API, and as env.<KEY> in a preview (never its value).
+const SecretMask = "••••••••"
+
+// EnvironmentVariableLister lists an environment's variables (their
+// non-secret values in clear).
+type EnvironmentVariableLister interface {
+	EnvironmentVariableList(ctx context.Context, scope store.Scope, search string) ([]store.EnvironmentVariable, error)
+}
+
+// PreviewEnv is what env.<KEY> is in a preview of a step of the scope's
+// environment: its variables' values there, a secret as SecretMask, with
+// the values sent laid over them.
+func PreviewEnv(ctx context.Context, r EnvironmentVariableLister, scope store.Scope, sent map[string]any) (map[string]any, error) {
+	list, err := r.EnvironmentVariableList(ctx, scope, "")
+	if err != nil {
+		return nil, err
+	}
+	env := map[string]any{}
+	for _, v := range list {
+		for _, val := range v.Values {
+			if val.EnvironmentID != scope.EnvironmentID {
+				continue
+			}
+			env[v.Key] = val.Value
+			if v.IsSecret {
+				env[v.Key] = SecretMask
+			}
+		}
+	}
+	for k, v := range sent {
+		env[k] = v
+	}
+	return env, nil
+}
 
 // PreviewParams is what PreviewSend needs.
 type PreviewParams struct {
@@ -19,45 +54,40 @@ type PreviewParams struct {
 	// ones, or the ones being edited) in their order.
 	Step  store.Step
 	Input StepInput
-	// Contexts bind context.<type> ({"tenant": {"id", "data"}}), as a
-	// notification keeps them; nil for none.
-	Contexts store.JSON
-	// Env are values of env.<KEY> laid over the environment's own
-	// (EnvValues); nil for none.
-	Env          map[string]string
-	Sandbox      *sandbox.Sandbox
+	// Env binds env.<KEY> (PreviewEnv); Contexts binds context.<type>
+	// ({"tenant": {"id", "data"}}); nil for none.
+	Env      map[string]any
+	Contexts any
+	Sandbox  *sandbox.Sandbox
+	// Translations reads the workflow's and the layout's translations.
 	Translations TranslationReader
 	Layouts      store.Layouts
-	EnvValues    EnvironmentValues
 }
 
 // PreviewSend renders a step as a worker would send it and returns its
-// content (Preview): the subscriber's and payload's bindings, the
-// contexts, the environment's variables (read only when the controls name
-// "env."), the translations in the subscriber's locale (Translate), the
+// content (Preview): the subscriber's and payload's bindings, env and the
+// contexts, the translations in the subscriber's locale (Translate), the
 // controls in their order (RenderStep), then an e-mail's layout
-// (WrapEmailInLayout). The public API's step preview and the dashboard's
-// both use it; a template's error is returned (a *sandbox.Error, or
-// ErrLayoutNotFound), for the API to give an empty preview and the
-// dashboard to show it.
+// (WrapEmailInLayout, with the layout's translations). The public API's
+// step preview and the dashboard's both use it; a template's error is
+// returned (a *sandbox.Error, or ErrLayoutNotFound) for the API to give an
+// empty preview and the dashboard to show it.
 func PreviewSend(ctx context.Context, p *PreviewParams) (map[string]any, error) {
 	vars := p.Input.Vars()
-	bindContexts(vars, p.Contexts)
-	if namesEnv(p.Step.ControlValues) {
-		vals := map[string]string{}
-		if p.EnvValues != nil {
-			got, err := p.EnvValues(ctx, p.Scope.EnvironmentID)
-			if err != nil {
-				return nil, err
-			}
-			maps.Copy(vals, got)
+	for name, m := range map[string]any{"env": p.Env, "context": p.Contexts} {
+		if m == nil {
+			continue
 		}
-		maps.Copy(vals, p.Env)
-		env := liquid.NewMap(len(vals))
-		for _, k := range slices.Sorted(maps.Keys(vals)) {
-			env.Set(k, vals[k])
+		if mm, ok := m.(map[string]any); ok && mm == nil {
+			continue
 		}
-		vars["env"] = env
+		raw, err := json.Marshal(m)
+		if err != nil {
+			return nil, err
+		}
+		if v, err := liquid.ParseJSON(string(raw)); err == nil {
+			vars[name] = v
+		}
 	}
 	locale := ""
 	if p.Input.Subscriber.Locale != nil {
@@ -74,7 +104,7 @@ func PreviewSend(ctx context.Context, p *PreviewParams) (map[string]any, error) 
 	}
 	if p.Step.Type == "email" {
 		body, err := WrapEmailInLayout(ctx, &WrapEmailParams{Scope: p.Scope, Step: &p.Step, Body: str(ctl["body"]),
-			Vars: vars, Layouts: p.Layouts, Sandbox: p.Sandbox})
+			Vars: vars, Layouts: p.Layouts, Sandbox: p.Sandbox, Translations: p.Translations, Locale: locale})
 		if err != nil {
 			return nil, err
 		}

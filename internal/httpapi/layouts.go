@@ -368,8 +368,24 @@ func (s *Server) layoutPreview(w http.ResponseWriter, r *http.Request) error {
 	// established API does.
 	if src, _ := engine.LayoutEmailBody(values); src != "" {
 		vars[engine.LayoutContentVariable] = layoutPreviewPlaceholder
-		if out, err := s.sandbox.Render(src, vars); err == nil {
-			result["preview"] = map[string]any{"body": out}
+		// Its translations in the preview subscriber's locale, as a send's.
+		var err error
+		if l.IsTranslationEnabled {
+			sub, _ := vars["subscriber"].(map[string]any)
+			locale, _ := sub["locale"].(string)
+			var t any
+			t, err = engine.Translate(r.Context(), s.sandbox, s.store, callerFrom(r.Context()).Scope, store.TranslationLayout,
+				l.Key, locale, src)
+			var se *sandbox.Error
+			if err != nil && !errors.As(err, &se) {
+				return err
+			}
+			src, _ = t.(string)
+		}
+		if err == nil {
+			if out, err := s.sandbox.Render(src, vars); err == nil {
+				result["preview"] = map[string]any{"body": out}
+			}
 		}
 	} else {
 		result["preview"] = map[string]any{"body": ""}

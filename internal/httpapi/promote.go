@@ -141,8 +141,21 @@ func partRef(p *store.ResourcePart) *resourceRefJSON {
 	return &resourceRefJSON{ID: p.Key, Name: p.Name}
 }
 
+// translationsPart splits a resource's translations part from its other
+// parts (nil when it has none).
+func translationsPart(parts []store.ResourcePart) (*store.ResourcePart, []store.ResourcePart) {
+	for i := range parts {
+		if parts[i].Kind == store.PartTranslations {
+			tr := parts[i]
+			return &tr, slices.Delete(slices.Clone(parts), i, i+1)
+		}
+	}
+	return nil, parts
+}
+
 // resourceDiff describes what publishing src over dst would change: the
-// resource itself, then each of its parts (a workflow's steps).
+// resource itself, then each of its parts (a workflow's steps, then its
+// translations as one "localization_group" change: every locale's content).
 func resourceDiff(src, dst *store.Resource) resourceDiffJSON {
 	r := either([2]*store.Resource{src, dst})
 	out := resourceDiffJSON{ResourceType: r.Kind, SourceResource: resourceRefOut(src), TargetResource: resourceRefOut(dst),
@@ -179,6 +192,8 @@ func resourceDiff(src, dst *store.Resource) resourceDiffJSON {
 	if dst != nil {
 		dstParts = dst.Parts
 	}
+	srcTr, srcParts := translationsPart(srcParts)
+	dstTr, dstParts := translationsPart(dstParts)
 	at := map[string]int{}
 	for i, p := range dstParts {
 		at[p.Key] = i
@@ -214,6 +229,16 @@ func resourceDiff(src, dst *store.Resource) resourceDiffJSON {
 			add(changeJSON{ResourceType: dstParts[i].Kind, Action: "deleted", TargetResource: partRef(&dstParts[i]),
 				StepType: dstParts[i].Type, PreviousIndex: &previous})
 		}
+	}
+	// The translations: one localization_group change, without indices.
+	switch {
+	case srcTr != nil && dstTr == nil:
+		add(changeJSON{ResourceType: srcTr.Kind, Action: "added", SourceResource: partRef(srcTr)})
+	case srcTr == nil && dstTr != nil:
+		add(changeJSON{ResourceType: dstTr.Kind, Action: "deleted", TargetResource: partRef(dstTr)})
+	case srcTr != nil && string(srcTr.Content) != string(dstTr.Content):
+		add(changeJSON{ResourceType: srcTr.Kind, Action: "modified", SourceResource: partRef(srcTr), TargetResource: partRef(dstTr),
+			Diffs: &diffsJSON{Previous: decodedJSON(dstTr.Content), New: decodedJSON(srcTr.Content)}})
 	}
 	return out
 }

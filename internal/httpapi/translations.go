@@ -45,12 +45,15 @@ type translationResource struct {
 }
 
 // translationResourceFinders find a resource of each type by its client
-// identifier or _id (store.ErrNotFound when there is none). The layouts'
-// handlers add store.TranslationLayout.
+// identifier or _id (store.ErrNotFound when there is none).
 var translationResourceFinders = map[string]func(s *Server, ctx context.Context, scope store.Scope, idOrKey string) (translationResource, error){
 	store.TranslationWorkflow: func(s *Server, ctx context.Context, scope store.Scope, idOrKey string) (translationResource, error) {
 		w, err := s.store.WorkflowGet(ctx, scope, idOrKey)
 		return translationResource{typ: store.TranslationWorkflow, id: w.Key, name: w.Name}, err
+	},
+	store.TranslationLayout: func(s *Server, ctx context.Context, scope store.Scope, idOrKey string) (translationResource, error) {
+		l, err := s.store.LayoutGet(ctx, scope, idOrKey)
+		return translationResource{typ: store.TranslationLayout, id: l.Key, name: l.Name}, err
 	},
 }
 

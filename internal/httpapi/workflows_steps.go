@@ -330,22 +330,22 @@ func (s *Server) workflowStepPreview(w http.ResponseWriter, r *http.Request) err
 		}
 	}
 	result := map[string]any{"type": step.Type}
-	// As a worker renders it (engine.PreviewSend): contexts and env
-	// variables (the environment's, under those sent), translations in the
-	// preview subscriber's locale, the controls, then an e-mail's layout.
-	p := &engine.PreviewParams{Scope: store.Scope{OrganizationID: wf.OrganizationID, EnvironmentID: wf.EnvironmentID},
-		WorkflowKey: wf.Key, Step: step, Input: engine.StepInput{Subscriber: previewSubscriber(subscriber), Payload: payload, Digest: digest},
-		Sandbox: s.sandbox, Translations: s.store, Layouts: s.store, EnvValues: s.store.EnvironmentVariableValues}
-	if c, ok := example["context"].(map[string]any); ok {
-		p.Contexts, _ = json.Marshal(c)
+	// As a worker renders it (engine.PreviewSend): env (the environment's
+	// variables, a secret as its mask, previewPayload.env laid over them)
+	// and previewPayload.context, translations in the preview subscriber's
+	// locale, the controls, then an e-mail's layout.
+	scope := store.Scope{OrganizationID: wf.OrganizationID, EnvironmentID: wf.EnvironmentID}
+	given, _ := sent["env"].(map[string]any)
+	env, err := engine.PreviewEnv(r.Context(), s.store, scope, given)
+	if err != nil {
+		return err
 	}
-	if e, ok := example["env"].(map[string]any); ok {
-		p.Env = map[string]string{}
-		for k, v := range e {
-			if str, ok := v.(string); ok {
-				p.Env[k] = str
-			}
-		}
+	p := &engine.PreviewParams{
+		Scope: scope, WorkflowKey: wf.Key, Step: step,
+		Input:    engine.StepInput{Subscriber: previewSubscriber(subscriber), Payload: payload, Digest: digest},
+		Env:      env,
+		Contexts: sent["context"],
+		Sandbox:  s.sandbox, Translations: s.store, Layouts: s.store,
 	}
 	if preview, err := engine.PreviewSend(r.Context(), p); err != nil {
 		result["preview"] = map[string]any{}

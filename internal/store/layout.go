@@ -59,8 +59,9 @@ type Layouts interface {
 	// UpdatedAt (found by ID and scope).
 	LayoutUpdate(ctx context.Context, l *Layout) error
 	// LayoutDelete deletes a layout that is not the default (the default is
-	// ErrConflict) and, in the same transaction, removes its Key from the
-	// layoutId of the environment's workflow steps that name it.
+	// ErrConflict) and, in the same transaction, its translations, and
+	// removes its Key from the layoutId of the environment's workflow steps
+	// that name it.
 	LayoutDelete(ctx context.Context, p *LayoutDeleteParams) error
 	// LayoutUsage lists the environment's workflows with a step whose
 	// controls' layoutId is key, by name.

@@ -16,11 +16,24 @@ import (
 // the store implementation (sqlstore/promote.go); ResourceKinds lists them
 // in the order they are compared and published.
 const (
+	ResourceLayout   = "layout"
 	ResourceWorkflow = "workflow"
 )
 
-// ResourceKinds are the kinds of resource a publish promotes.
-var ResourceKinds = []string{ResourceWorkflow}
+// ResourceKinds are the kinds of resource a publish promotes. Layouts come
+// before the workflows whose e-mail steps name them.
+var ResourceKinds = []string{ResourceLayout, ResourceWorkflow}
+
+// Kinds of ResourcePart.
+const (
+	// PartStep is a workflow's step (Key its stepId).
+	PartStep = "step"
+	// PartTranslations is a workflow's or a layout's translations, every
+	// locale's content (Key "translations"); it comes after the steps.
+	// Translations promote with their resource, as Novu's diff shows them:
+	// a "localization_group" change of the workflow or layout.
+	PartTranslations = "localization_group"
+)
 
 // Promote actions.
 const (
@@ -43,10 +56,11 @@ type Resource struct {
 	Parts     []ResourcePart
 }
 
-// ResourcePart is an ordered part of a resource (a workflow's step).
+// ResourcePart is an ordered part of a resource (a workflow's step, the
+// translations of a workflow or a layout).
 type ResourcePart struct {
-	Kind    string // "step"
-	Key     string // the step's stepId
+	Kind    string // PartStep, PartTranslations
+	Key     string // the step's stepId; "translations"
 	Name    string
 	Type    string
 	Content JSON

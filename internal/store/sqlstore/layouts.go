@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/herald-notify/herald/internal/store"
 )
@@ -129,28 +130,40 @@ func (db *DB) LayoutDelete(ctx context.Context, p *store.LayoutDeleteParams) err
 		if l.IsDefault {
 			return fmt.Errorf("layout %s is the default: %w", l.Key, store.ErrConflict)
 		}
-		if _, err := q.ExecContext(ctx, "DELETE FROM layouts WHERE id = $1", l.ID); err != nil {
-			return err
-		}
-		wfs, err := db.layoutUsers(ctx, q, p.Scope, l.Key)
-		if err != nil {
-			return err
-		}
-		for _, w := range wfs {
-			for i := range w.Steps {
-				s := &w.Steps[i]
-				if usesLayout(*s, l.Key) {
-					delete(s.ControlValues, "layoutId")
-					s.ControlOrder = slices.DeleteFunc(s.ControlOrder, func(k string) bool { return k == "layoutId" })
-				}
-			}
-			if _, err := q.ExecContext(ctx, "UPDATE workflows SET steps = $1, updated_at = $2 WHERE id = $3",
-				marshalText(w.Steps, "[]"), ms(p.Now), w.ID); err != nil {
-				return err
-			}
-		}
-		return nil
+		return db.layoutDeleteIn(ctx, q, p.Scope, l, p.Now)
 	})
+}
+
+// layoutDeleteIn deletes a layout with its translations and removes its
+// Key from the layoutId of the environment's e-mail steps that name it, in
+// q's transaction (a publish deletes the default too).
+func (db *DB) layoutDeleteIn(ctx context.Context, q querier, scope store.Scope, l store.Layout, now time.Time) error {
+	if _, err := q.ExecContext(ctx, "DELETE FROM layouts WHERE id = $1", l.ID); err != nil {
+		return err
+	}
+	// Its translations go with it (a new layout of that layoutId starts without any).
+	if _, err := q.ExecContext(ctx, "DELETE FROM translations WHERE environment_id = $1 AND resource_type = $2"+
+		" AND resource_id = $3", scope.EnvironmentID, store.TranslationLayout, l.Key); err != nil {
+		return err
+	}
+	wfs, err := db.layoutUsers(ctx, q, scope, l.Key)
+	if err != nil {
+		return err
+	}
+	for _, w := range wfs {
+		for i := range w.Steps {
+			s := &w.Steps[i]
+			if usesLayout(*s, l.Key) {
+				delete(s.ControlValues, "layoutId")
+				s.ControlOrder = slices.DeleteFunc(s.ControlOrder, func(k string) bool { return k == "layoutId" })
+			}
+		}
+		if _, err := q.ExecContext(ctx, "UPDATE workflows SET steps = $1, updated_at = $2 WHERE id = $3",
+			marshalText(w.Steps, "[]"), ms(now), w.ID); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // LayoutUsage implements store.Layouts.

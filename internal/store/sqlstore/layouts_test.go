@@ -115,8 +115,28 @@ func TestLayoutDelete(t *testing.T) {
 		require.ErrorIs(t, err, store.ErrConflict, "the default layout cannot be deleted")
 		require.ErrorIs(t, db.LayoutDelete(ctx, &store.LayoutDeleteParams{Scope: tn.B, ID: promo.ID, Now: base}), store.ErrNotFound)
 
+		// Translations: the deleted layout's go with it; the others' stay.
+		tr := func(sc store.Scope, typ, res, locale string) store.TranslationKey {
+			return store.TranslationKey{Scope: sc, ResourceType: typ, ResourceID: res, Locale: locale}
+		}
+		kept := []store.TranslationKey{tr(tn.A, store.TranslationLayout, "main", "en_US"),
+			tr(tn.A, store.TranslationWorkflow, "promo", "en_US"), tr(tn.B, store.TranslationLayout, "promo", "en_US")}
+		gone := []store.TranslationKey{tr(tn.A, store.TranslationLayout, "promo", "en_US"), tr(tn.A, store.TranslationLayout, "promo", "fr_FR")}
+		for _, k := range append(append([]store.TranslationKey{}, kept...), gone...) {
+			_, err := db.TranslationUpsert(ctx, &store.TranslationUpsertParams{TranslationKey: k, Content: store.JSON(`{"a":"b"}`), Now: base})
+			require.NoError(t, err)
+		}
+
 		later := base.Add(time.Hour)
 		require.NoError(t, db.LayoutDelete(ctx, &store.LayoutDeleteParams{Scope: tn.A, ID: promo.ID, Now: later}))
+		for _, k := range gone {
+			_, err := db.TranslationGet(ctx, &k)
+			require.ErrorIs(t, err, store.ErrNotFound, "%+v", k)
+		}
+		for _, k := range kept {
+			_, err := db.TranslationGet(ctx, &k)
+			require.NoError(t, err, "%+v", k)
+		}
 		_, err = db.LayoutGet(ctx, tn.A, "promo")
 		require.ErrorIs(t, err, store.ErrNotFound)
 		got, err := db.WorkflowGet(ctx, tn.A, "b-user")

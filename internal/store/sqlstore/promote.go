@@ -32,6 +32,7 @@ type promoter interface {
 
 // promoters are the kinds of resource a publish promotes, by name.
 var promoters = map[string]promoter{
+	store.ResourceLayout:   layoutPromoter{},
 	store.ResourceWorkflow: workflowPromoter{},
 }
 

@@ -118,6 +118,11 @@ func TestEnvironmentPublishIsAtomic(t *testing.T) {
 		}
 		promoteWorkflow(t, db, tn.B, "b-second", "stale", now)
 		promoteWorkflow(t, db, tn.B, "z-legacy", "old", now)
+		// Layouts and translations are written first, then fail with the rest.
+		promoteLayout(t, db, tn.A, "brand", now)
+		promoteTranslation(t, db, tn.A, store.TranslationLayout, "brand", "fr_FR", `{"footer":"Au revoir"}`, now)
+		promoteTranslation(t, db, tn.A, store.TranslationWorkflow, "a-first", "fr_FR", `{"hi":"Salut"}`, now)
+		promoteTranslation(t, db, tn.B, store.TranslationWorkflow, "b-second", "fr_FR", `{"hi":"Vieux"}`, now)
 		before, err := db.EnvironmentResources(t.Context(), tn.B)
 		require.NoError(t, err)
 
@@ -133,15 +138,141 @@ func TestEnvironmentPublishIsAtomic(t *testing.T) {
 		_, err = db.EnvironmentPublish(t.Context(), &store.PublishParams{Source: tn.A, Target: tn.B, Now: tn.Clock.Advance(time.Minute)})
 		sqlstore.FailPublishInto(tn.B.EnvironmentID, nil)
 		require.ErrorIs(t, err, boom)
-		require.Equal(t, []string{"a-first", "b-second", "c-third"}, seen, "two resources were written before the failure")
+		require.Equal(t, []string{"brand", "a-first", "b-second", "c-third"}, seen, "three resources were written before the failure")
 		after, err := db.EnvironmentResources(t.Context(), tn.B)
 		require.NoError(t, err)
 		require.Equal(t, before, after, "the failed publish changed nothing")
 		_, err = db.WorkflowGet(t.Context(), tn.B, "a-first")
 		require.ErrorIs(t, err, store.ErrNotFound, "not even through the workflow cache")
+		_, err = db.LayoutGet(t.Context(), tn.B, "brand")
+		require.ErrorIs(t, err, store.ErrNotFound)
+		tr, err := db.TranslationGet(t.Context(), &store.TranslationKey{Scope: tn.B, ResourceType: store.TranslationWorkflow,
+			ResourceID: "b-second", Locale: "fr_FR"})
+		require.NoError(t, err)
+		require.JSONEq(t, `{"hi":"Vieux"}`, string(tr.Content), "the target's translations are as they were")
 
 		_, err = db.EnvironmentPublish(t.Context(), &store.PublishParams{Source: tn.A, Target: tn.B, Now: tn.Clock.Advance(time.Minute)})
 		require.NoError(t, err)
+		require.Empty(t, differing(t, db, tn.A, tn.B))
+	})
+}
+
+func promoteLayout(t *testing.T, db *sqlstore.DB, s store.Scope, key string, at time.Time) store.Layout {
+	t.Helper()
+	l := store.Layout{ID: id.NewAt(at), OrganizationID: s.OrganizationID, EnvironmentID: s.EnvironmentID, Key: key, Name: "Layout " + key,
+		IsTranslationEnabled: true, ControlValues: store.JSON(`{"email":{"body":"<html><body>{{content}} {{t.footer}}</body></html>","editorType":"html"}}`),
+		CreatedAt: at, UpdatedAt: at}
+	require.NoError(t, db.LayoutCreate(t.Context(), &l))
+	return l
+}
+
+func promoteTranslation(t *testing.T, db *sqlstore.DB, s store.Scope, typ, res, locale, content string, at time.Time) {
+	t.Helper()
+	_, err := db.TranslationUpsert(t.Context(), &store.TranslationUpsertParams{TranslationKey: store.TranslationKey{Scope: s,
+		ResourceType: typ, ResourceID: res, Locale: locale}, Content: store.JSON(content), Now: at})
+	require.NoError(t, err)
+}
+
+// translationsIn lists an environment's translations as "type/id/locale=content".
+func translationsIn(t *testing.T, db *sqlstore.DB, s store.Scope, locales ...string) []string {
+	t.Helper()
+	var out []string
+	for _, l := range locales {
+		list, err := db.TranslationListLocale(t.Context(), &store.TranslationKey{Scope: s, Locale: l})
+		require.NoError(t, err)
+		for _, tr := range list {
+			out = append(out, tr.ResourceType+"/"+tr.ResourceID+"/"+tr.Locale+"="+string(tr.Content))
+		}
+	}
+	return out
+}
+
+// TestEnvironmentPublishLayoutsAndTranslations: layouts promote (created,
+// updated, deleted; the target's default is its own) before workflows, and
+// the translations of workflows and layouts go with them (locales replaced,
+// added, removed); publishing twice changes nothing the second time.
+func TestEnvironmentPublishLayoutsAndTranslations(t *testing.T) {
+	t.Parallel()
+	testdb.ForEach(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		tn := setup(t, db)
+		now := tn.Clock.Now()
+		promoteLayout(t, db, tn.B, "prod-default", now) // the target's default, not in the source
+		srcBrand := promoteLayout(t, db, tn.A, "brand", now)
+		srcPlain := promoteLayout(t, db, tn.A, "plain", now)
+		promoteTranslation(t, db, tn.A, store.TranslationLayout, "plain", "en_US", `{"footer":"Bye"}`, now)
+		promoteWorkflow(t, db, tn.A, "welcome", "{{t.hi}}", now)
+		promoteWorkflow(t, db, tn.B, "welcome", "{{t.hi}}", now)
+		promoteTranslation(t, db, tn.A, store.TranslationWorkflow, "welcome", "en_US", `{"hi":"Hi"}`, now)
+		promoteTranslation(t, db, tn.A, store.TranslationWorkflow, "welcome", "fr_FR", `{"hi":"Salut"}`, now)
+		promoteTranslation(t, db, tn.B, store.TranslationWorkflow, "welcome", "fr_FR", `{"hi":"Vieux"}`, now)
+		promoteTranslation(t, db, tn.B, store.TranslationWorkflow, "welcome", "de_DE", `{"hi":"Hallo"}`, now)
+		promoteTranslation(t, db, tn.A, store.TranslationLayout, "brand", "fr_FR", `{"footer":"Au revoir"}`, now)
+
+		res, err := db.EnvironmentResources(ctx, tn.A)
+		require.NoError(t, err)
+		var kinds []string
+		for _, r := range res {
+			kinds = append(kinds, r.Kind+":"+r.Key)
+		}
+		require.Equal(t, []string{"layout:brand", "layout:plain", "workflow:welcome"}, kinds, "layouts before workflows")
+		require.Equal(t, store.PartTranslations, res[0].Parts[0].Kind)
+		require.JSONEq(t, `{"fr_FR":{"footer":"Au revoir"}}`, string(res[0].Parts[0].Content))
+
+		pub, err := db.EnvironmentPublish(ctx, &store.PublishParams{Source: tn.A, Target: tn.B, Now: tn.Clock.Advance(time.Minute)})
+		require.NoError(t, err)
+		var did []string
+		for _, p := range pub {
+			did = append(did, p.Kind+":"+p.Key+":"+p.Action)
+		}
+		require.Equal(t, []string{"layout:brand:created", "layout:plain:created", "layout:prod-default:deleted",
+			"workflow:welcome:updated"}, did)
+		require.Empty(t, differing(t, db, tn.A, tn.B))
+		brand, err := db.LayoutGet(ctx, tn.B, "brand")
+		require.NoError(t, err)
+		require.NotEqual(t, srcBrand.ID, brand.ID)
+		require.True(t, brand.IsTranslationEnabled)
+		require.JSONEq(t, string(srcBrand.ControlValues), string(brand.ControlValues))
+		plain, err := db.LayoutGet(ctx, tn.B, "plain")
+		require.NoError(t, err)
+		require.True(t, brand.IsDefault, "the source's default is the target's")
+		require.False(t, plain.IsDefault)
+		_, err = db.LayoutGet(ctx, tn.B, "prod-default")
+		require.ErrorIs(t, err, store.ErrNotFound)
+		all := []string{"en_US", "fr_FR", "de_DE"}
+		require.Equal(t, translationsIn(t, db, tn.A, all...), translationsIn(t, db, tn.B, all...),
+			"the workflow's locales replaced, added and removed; the layout's copied")
+
+		// Twice: nothing to do, nothing changes.
+		before, err := db.EnvironmentResources(ctx, tn.B)
+		require.NoError(t, err)
+		pub, err = db.EnvironmentPublish(ctx, &store.PublishParams{Source: tn.A, Target: tn.B, Now: tn.Clock.Advance(time.Minute)})
+		require.NoError(t, err)
+		require.Empty(t, pub)
+		after, err := db.EnvironmentResources(ctx, tn.B)
+		require.NoError(t, err)
+		require.Equal(t, before, after)
+
+		// A translation changed in the source: its resource differs, and Only publishes it.
+		promoteTranslation(t, db, tn.A, store.TranslationLayout, "brand", "fr_FR", `{"footer":"À bientôt"}`, tn.Clock.Now())
+		require.Equal(t, []string{"brand"}, differing(t, db, tn.A, tn.B))
+		pub, err = db.EnvironmentPublish(ctx, &store.PublishParams{Source: tn.A, Target: tn.B,
+			Only: []store.ResourceRef{{Kind: store.ResourceLayout, Key: "brand"}}, Now: tn.Clock.Advance(time.Minute)})
+		require.NoError(t, err)
+		require.Len(t, pub, 1)
+		require.Equal(t, store.Published{ResourceRef: store.ResourceRef{Kind: "layout", Key: "brand"}, Name: "Layout brand",
+			Action: "updated", TargetID: brand.ID}, pub[0])
+		require.Empty(t, differing(t, db, tn.A, tn.B))
+
+		// A layout deleted in the source goes from the target with its translations.
+		require.Contains(t, translationsIn(t, db, tn.B, "en_US"), `layout/plain/en_US={"footer":"Bye"}`)
+		require.NoError(t, db.LayoutDelete(ctx, &store.LayoutDeleteParams{Scope: tn.A, ID: srcPlain.ID, Now: tn.Clock.Now()}))
+		_, err = db.EnvironmentPublish(ctx, &store.PublishParams{Source: tn.A, Target: tn.B, Now: tn.Clock.Advance(time.Minute)})
+		require.NoError(t, err)
+		_, err = db.LayoutGet(ctx, tn.B, "plain")
+		require.ErrorIs(t, err, store.ErrNotFound)
+		require.NotContains(t, translationsIn(t, db, tn.B, "en_US"), `layout/plain/en_US={"footer":"Bye"}`)
+		require.Equal(t, translationsIn(t, db, tn.A, all...), translationsIn(t, db, tn.B, all...))
 		require.Empty(t, differing(t, db, tn.A, tn.B))
 	})
 }

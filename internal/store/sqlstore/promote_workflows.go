@@ -9,8 +9,8 @@ import (
 )
 
 // workflowPromoter promotes workflows: everything but their ids, their
-// times and when they last ran; steps keep their _id in the target when
-// the target's step of that stepId has the same type.
+// times and when they last ran, with their translations; steps keep their
+// _id in the target when the target's step of that stepId has the same type.
 type workflowPromoter struct{}
 
 func (workflowPromoter) resources(ctx context.Context, q querier, environmentID string) ([]store.Resource, error) {
@@ -19,9 +19,13 @@ func (workflowPromoter) resources(ctx context.Context, q querier, environmentID 
 	if err != nil {
 		return nil, err
 	}
+	tr, err := translationParts(ctx, q, environmentID, store.TranslationWorkflow)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]store.Resource, len(wfs))
 	for i, w := range wfs {
-		out[i] = workflowResource(w)
+		out[i] = withTranslations(workflowResource(w), tr)
 	}
 	return out, nil
 }
@@ -41,13 +45,21 @@ func workflowResource(w store.Workflow) store.Resource {
 		if values == nil {
 			values = map[string]any{}
 		}
-		r.Parts = append(r.Parts, store.ResourcePart{Kind: "step", Key: s.StepID, Name: s.Name, Type: s.Type,
+		r.Parts = append(r.Parts, store.ResourcePart{Kind: store.PartStep, Key: s.StepID, Name: s.Name, Type: s.Type,
 			Content: canonical(map[string]any{"controlValues": values, "controlOrder": s.ControlOrder})})
 	}
 	return r
 }
 
-func (workflowPromoter) publish(ctx context.Context, db *DB, q querier, target store.Scope, src, dst *store.Resource, now time.Time) (string, error) {
+func (p workflowPromoter) publish(ctx context.Context, db *DB, q querier, target store.Scope, src, dst *store.Resource, now time.Time) (string, error) {
+	targetID, err := p.write(ctx, db, q, target, src, dst, now)
+	if err != nil {
+		return "", err
+	}
+	return targetID, publishTranslations(ctx, q, target, store.TranslationWorkflow, src, dst, now)
+}
+
+func (workflowPromoter) write(ctx context.Context, db *DB, q querier, target store.Scope, src, dst *store.Resource, now time.Time) (string, error) {
 	if src == nil {
 		res, err := q.ExecContext(ctx, "UPDATE workflows SET deleted = true, updated_at = $1 WHERE environment_id = $2 AND id = $3",
 			ms(now), target.EnvironmentID, dst.ID)

@@ -24,9 +24,9 @@ import (
 // that are current when it commits, as with a fresh read.
 
 const (
-	// recipientCacheSize bounds the remembered recipients of a process;
-	// past it the cache starts over.
-	recipientCacheSize = 100_000
+	// recipientCacheSize bounds the remembered recipients of a process
+	// (some MB at most); past it the cache starts over.
+	recipientCacheSize = 20_000
 	// recipientCacheTTL drops entries not read again for a while, so that
 	// a stale entry costs at most one failed statement per this period.
 	recipientCacheTTL = time.Minute
