@@ -136,6 +136,7 @@ try {
   await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
   const saved = await api("GET", "/v2/workflows/dashboard-welcome");
   check(saved.steps[0].controlValues.body === "Edited: {{payload.greeting}}", "saved: the public API returns the new content");
+  check(Object.keys(saved.steps[0].controlValues).join() === "subject,body", "the controls keep the order they were written in");
 
   // A test trigger, then Activity.
   await page.getByLabel("Subscriber ID", { exact: true }).last().fill("ada");
@@ -272,6 +273,26 @@ try {
   check(!(await page.getByRole("link", { name: "Dashboard welcome" }).isVisible()), "Production shows its own (empty) workflows");
   await page.getByLabel("Environment").selectOption("development");
   await page.getByRole("link", { name: "Dashboard welcome" }).waitFor();
+
+  // A step in a layout, with translations: the preview is what a send is.
+  await api("POST", "/v2/layouts", { layoutId: "brand", name: "Brand" });
+  await api("PUT", "/v2/layouts/brand", { name: "Brand", controlValues: { email: { editorType: "html",
+    body: "<html><body><h1>Brand for {{subscriber.firstName}}</h1>{{ content }}</body></html>" } } });
+  await api("POST", "/v2/workflows", { name: "Dashboard branded", workflowId: "dashboard-branded", steps: [{ name: "Mail", stepId: "mail",
+    type: "email", controlValues: { subject: "{{t.subject}}", body: "<p>{{t.greeting}}</p>", layoutId: "brand" } }] });
+  await api("POST", "/v2/translations", { resourceId: "dashboard-branded", resourceType: "workflow", locale: "en_US",
+    content: { subject: "Translated subject", greeting: "Translated greeting" } });
+  await page.goto(`${base}/dashboard/#/workflows/dashboard-branded`);
+  await page.getByRole("heading", { name: "Dashboard branded" }).waitFor();
+  await page.getByRole("button", { name: "Preview" }).click();
+  await page.locator(".preview").getByText("Translated subject").waitFor();
+  const branded = await page.locator(".preview").innerText();
+  check(branded.includes("<h1>Brand for Ada</h1><p>Translated greeting</p>"), "a step in a layout previews wrapped and translated");
+  await page.getByLabel("subject", { exact: true }).fill("{{t.subject}} for {{context.tenant.data.name}}");
+  await page.getByLabel("Context (JSON, optional)").fill('{"tenant": {"id": "acme", "data": {"name": "Acme"}}}');
+  await page.getByRole("button", { name: "Preview" }).click();
+  await page.locator(".preview").getByText("Translated subject for Acme").waitFor();
+  check(true, "a preview binds the contexts given");
 
   // A narrow screen: nothing wider than the window (tables scroll in
   // their own box).

@@ -1,7 +1,11 @@
 // The dashboard in Firefox (Debian's firefox-esr, driven over WebDriver
 // BiDi by puppeteer-core): sign-in (wrong, then right), every page of the
-// navigation (each checked by axe-core), a step's preview, sign-out, and
-// no console or page errors.
+// navigation (each checked by axe-core), a step's preview, editing and
+// saving the step (the public API returns it, in the order written), a
+// test trigger that appears in Activity with its execution details, the
+// dashboard's requests replayed without the cookie (401) and from another
+// origin with it (403), sign-out (the old cookie then gets 401), and no
+// console or page errors.
 // The full suite is browser-test.mjs (Chromium); this checks the same front
 // end works in the other engine. Run by internal/e2e TestDashboardChromium
 // when /usr/bin/firefox-esr exists, or by hand:
@@ -31,7 +35,9 @@ async function api(method, path, body) {
     headers: { Authorization: `ApiKey ${apiKey}`, "Content-Type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  if (!res.ok && res.status !== 409) throw new Error(`${method} ${path}: HTTP ${res.status} ${await res.text()}`);
+  const body_ = await res.text();
+  if (!res.ok && res.status !== 409) throw new Error(`${method} ${path}: HTTP ${res.status} ${body_}`);
+  return res.ok && body_ ? JSON.parse(body_) : null;
 }
 
 const axeSource = await readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
@@ -43,12 +49,20 @@ const axe = async (page, name) => {
 };
 const text = (page, sel) => page.$eval(sel, (el) => el.textContent);
 const visible = (page, sel, timeout = 10000) => page.waitForSelector(`${sel}:not([hidden])`, { visible: true, timeout });
+const clickButton = (page, label) => page.evaluate((l) => {
+  const b = [...document.querySelectorAll("#view button")].find((el) => el.textContent === l);
+  if (!b) throw new Error(`no button ${l}`);
+  b.click();
+}, label);
+const textAppears = (page, sel, want, timeout = 10000) => page.waitForFunction((s, w) =>
+  [...document.querySelectorAll(s)].some((el) => el.textContent.includes(w)), { timeout }, sel, want);
 const heading = (page, name) => page.waitForFunction((n) => document.querySelector("#view h1")?.textContent === n, { timeout: 10000 }, name);
 
 await api("POST", "/v2/workflows", {
   name: "Firefox check", workflowId: "firefox-check",
   steps: [{ name: "Inbox", stepId: "inbox", type: "in_app", controlValues: { subject: "Hi {{subscriber.firstName}}", body: "{{payload.x}}" } }],
 });
+await api("POST", "/v2/subscribers", { subscriberId: "firefox-ada", firstName: "Ada" });
 
 const browser = await puppeteer.launch({ browser: "firefox", executablePath, headless: true });
 const problems = [];
@@ -90,9 +104,47 @@ try {
   await page.waitForFunction(() => document.querySelector(".preview")?.textContent.includes("from Firefox"), { timeout: 10000 });
   check(true, "Firefox: a step's preview renders");
 
+  // Edit and save.
+  await page.$eval("#control-inbox-body", (el) => { el.value = "Saved in Firefox: {{payload.x}}"; });
+  await clickButton(page, "Save");
+  await textAppears(page, "[role=status]", "Saved.");
+  const saved = await api("GET", "/v2/workflows/firefox-check");
+  check(saved.steps[0].controlValues.body === "Saved in Firefox: {{payload.x}}", "Firefox: a step is edited and saved");
+  check(Object.keys(saved.steps[0].controlValues).join() === "subject,body", "Firefox: the controls keep their order");
+
+  // A test trigger, in Activity, with its execution details.
+  await page.$eval("#test-to", (el) => { el.value = "firefox-ada"; });
+  await page.$eval("#test-payload", (el) => { el.value = '{"x":"test trigger"}'; });
+  await clickButton(page, "Trigger");
+  await textAppears(page, "[role=status]", "Triggered:");
+  const tx = await page.$eval("[role=status] a", (el) => el.textContent);
+  await page.click('[data-nav="activity"]');
+  await heading(page, "Activity");
+  await textAppears(page, "#view a", tx, 15000);
+  check(true, "Firefox: the test trigger appears in Activity");
+  await page.evaluate((t) => [...document.querySelectorAll("#view a")].find((a) => a.textContent === t).click(), tx);
+  await heading(page, `Trigger ${tx}`);
+  await textAppears(page, ".job ol.details li", "In-app message created", 15000);
+  await textAppears(page, ".card", "Saved in Firefox: test trigger", 15000);
+  check(true, "Firefox: the trigger's page shows its execution details and message");
+
+  // The dashboard's requests replayed, as a page of another origin would.
+  const cookies = await page.cookies();
+  const session = cookies.find((c) => c.name === "herald_dashboard_session");
+  check(session && session.httpOnly, "Firefox: the session cookie is HttpOnly");
+  const jar = `${session.name}=${session.value}`;
+  const list = `${base}/dashboard/api/env/development/v2/workflows?limit=100`;
+  const preview = (headers) => fetch(`${base}/dashboard/api/env/development/preview`, { method: "POST",
+    body: JSON.stringify({ workflowId: "firefox-check", stepId: "inbox" }), headers: { "Content-Type": "application/json", ...headers } });
+  check((await fetch(list)).status === 401, "Firefox: the dashboard's GET without the cookie: 401");
+  check((await preview({})).status === 401, "Firefox: its POST without the cookie: 401");
+  check((await preview({ Cookie: jar, Origin: "https://evil.example" })).status === 403, "Firefox: with the cookie from another origin: 403");
+  check((await preview({ Cookie: jar, Origin: base, "Sec-Fetch-Site": "same-origin" })).status === 200, "Firefox: from the dashboard's origin: 200");
+
   await page.click("#signout");
   await visible(page, "#signin");
   check(true, "Firefox: signed out");
+  check((await fetch(list, { headers: { Cookie: jar } })).status === 401, "Firefox: the old cookie gets 401");
   check(problems.length === 0, `Firefox: no console or page errors${problems.length ? `: ${problems.join("; ")}` : ""}`);
 } catch (err) {
   failed = true;

@@ -11,24 +11,10 @@ import (
 	"github.com/herald-notify/herald/internal/wire"
 )
 
-// Trigger statuses of the activity list, derived from the trigger's jobs.
-const (
-	statusFailed     = "failed"
-	statusCanceled   = "canceled"
-	statusInProgress = "in progress"
-	statusCompleted  = "completed"
-)
-
-var activityStatuses = []string{statusCompleted, statusInProgress, statusFailed, statusCanceled}
-
 var activityChannels = []string{"in_app", "email", "sms", "chat", "push"}
 
-// activityPage is how many triggers the activity list shows at once, and
-// activityScan how many it reads at most to fill a page filtered by status.
-const (
-	activityPage = 50
-	activityScan = 500
-)
+// activityPage is how many triggers the activity list shows at once.
+const activityPage = 50
 
 type activityJSON struct {
 	ID            string   `json:"_id"`
@@ -41,31 +27,10 @@ type activityJSON struct {
 	Status        string   `json:"status"`
 }
 
-// triggerStatus sums up a trigger's jobs: failed when one failed, in
-// progress while one waits or runs, canceled when one was canceled, else
-// completed (skipped and merged steps are done).
-func triggerStatus(jobs []store.Job) string {
-	status := statusCompleted
-	for _, j := range jobs {
-		switch j.Status {
-		case store.JobFailed:
-			return statusFailed
-		case store.JobPending, store.JobQueued, store.JobRunning, store.JobDelayed:
-			status = statusInProgress
-		case store.JobCanceled:
-			if status == statusCompleted {
-				status = statusCanceled
-			}
-		}
-	}
-	return status
-}
-
 // GET /dashboard/api/env/{env}/activity: the environment's triggers,
 // newest first, with their status; filters workflow (id or workflowId),
-// subscriberId, transactionId, channel and status; page from 0. With a
-// status filter (page 0 only) it shows the matching ones among the newest
-// 500 triggers that pass the other filters.
+// subscriberId, transactionId, channel and status (store.TriggerStatus,
+// filtered by the store); page from 0.
 func (d *Dashboard) activity(w http.ResponseWriter, r *http.Request, _ account, env store.Environment) error {
 	q := r.URL.Query()
 	p := store.NotificationListParams{Scope: store.Scope{OrganizationID: env.OrganizationID, EnvironmentID: env.ID}, Limit: activityPage}
@@ -91,7 +56,7 @@ func (d *Dashboard) activity(w http.ResponseWriter, r *http.Request, _ account, 
 		p.Channels = []string{v}
 	}
 	status := q.Get("status")
-	if status != "" && !slices.Contains(activityStatuses, status) {
+	if status != "" && !slices.Contains(store.TriggerStatuses, status) {
 		return errorf(http.StatusUnprocessableEntity, "status must be one of completed, in progress, failed, canceled")
 	}
 	if v := q.Get("page"); v != "" {
@@ -101,45 +66,19 @@ func (d *Dashboard) activity(w http.ResponseWriter, r *http.Request, _ account, 
 		}
 		p.Page = n
 	}
-	out := []activityJSON{}
-	more := false
-	if status == "" {
-		list, m, err := d.store.NotificationList(r.Context(), &p)
-		if err != nil {
-			return err
-		}
-		out, more = appendActivity(out, list, ""), m
-	} else {
-		// The newest triggers that pass the other filters, a page at a
-		// time, until the page is full or activityScan were read.
-		if p.Page != 0 {
-			return errorf(http.StatusUnprocessableEntity, "page must be 0 with a status filter (it reads the newest 500 triggers)")
-		}
-		for read := 0; read < activityScan && len(out) < activityPage; read += activityPage {
-			list, m, err := d.store.NotificationList(r.Context(), &p)
-			if err != nil {
-				return err
-			}
-			out, more = appendActivity(out, list, status), m
-			if !m {
-				break
-			}
-			p.Page++
-		}
-		if len(out) > activityPage {
-			out, more = out[:activityPage], true
-		}
+	p.Status = status
+	list, more, err := d.store.NotificationList(r.Context(), &p)
+	if err != nil {
+		return err
 	}
+	out := appendActivity([]activityJSON{}, list)
 	writeJSON(w, http.StatusOK, map[string]any{"data": out, "hasMore": more})
 	return nil
 }
 
-func appendActivity(out []activityJSON, list []store.NotificationDetail, status string) []activityJSON {
+func appendActivity(out []activityJSON, list []store.NotificationDetail) []activityJSON {
 	for _, n := range list {
-		st := triggerStatus(n.Jobs)
-		if status != "" && st != status {
-			continue
-		}
+		st := store.TriggerStatus(n.Jobs)
 		channels := n.Notification.Channels
 		if channels == nil {
 			channels = []string{}

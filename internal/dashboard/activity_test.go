@@ -11,7 +11,7 @@ import (
 
 // TestActivity: the environment's triggers, newest first, with a status
 // from their jobs, filtered by workflow, subscriber, transaction id,
-// channel and status; bad filters are 422s.
+// channel and status (on the server, with paging); bad filters are 422s.
 func TestActivity(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, f *fixture) {
@@ -60,8 +60,20 @@ func TestActivity(t *testing.T) {
 		require.Len(t, list("status="+url.QueryEscape("in progress")), 2)
 		require.Empty(t, list("status=completed"))
 		require.Empty(t, list("workflow=nope"))
+		require.Empty(t, list("status="+url.QueryEscape("in progress")+"&page=1"), "the status filter pages on the server")
 
-		for _, bad := range []string{"channel=fax", "status=done", "page=-1", "page=x", "status=failed&page=1", "subscriberId=%00"} {
+		// Canceled: the store sums the jobs up, and filters by it.
+		rec = f.do(req{method: "DELETE", path: "/dashboard/api/env/development/v1/events/trigger/" + txs[0], cookie: tok})
+		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+		canceled := list("status=canceled")
+		require.Len(t, canceled, 1)
+		require.Equal(t, txs[0], canceled[0].TransactionID)
+		require.Equal(t, "canceled", canceled[0].Status)
+		progress := list("status=" + url.QueryEscape("in progress"))
+		require.Len(t, progress, 1)
+		require.Equal(t, txs[1], progress[0].TransactionID)
+
+		for _, bad := range []string{"channel=fax", "status=done", "page=-1", "page=x", "page=10001", "subscriberId=%00"} {
 			requireError(t, f.do(req{method: "GET", path: "/dashboard/api/env/development/activity?" + bad, cookie: tok}),
 				http.StatusUnprocessableEntity)
 		}

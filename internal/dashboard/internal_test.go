@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/herald-notify/herald/internal/store"
 )
 
 func TestFailureLimiter(t *testing.T) {
@@ -37,31 +35,6 @@ func TestFailureLimiter(t *testing.T) {
 	now = now.Add(time.Minute)
 	l.fail("y")
 	require.Len(t, l.keys, 1, "ended windows are forgotten once the limiter is full")
-}
-
-func TestTriggerStatus(t *testing.T) {
-	t.Parallel()
-	jobs := func(statuses ...string) []store.Job {
-		var out []store.Job
-		for _, s := range statuses {
-			out = append(out, store.Job{Status: s})
-		}
-		return out
-	}
-	for _, tc := range []struct {
-		jobs []store.Job
-		want string
-	}{
-		{nil, statusCompleted},
-		{jobs(store.JobCompleted, store.JobSkipped, store.JobMerged), statusCompleted},
-		{jobs(store.JobCompleted, store.JobPending), statusInProgress},
-		{jobs(store.JobDelayed), statusInProgress},
-		{jobs(store.JobCanceled, store.JobCompleted), statusCanceled},
-		{jobs(store.JobCanceled, store.JobQueued), statusInProgress},
-		{jobs(store.JobRunning, store.JobFailed, store.JobCanceled), statusFailed},
-	} {
-		require.Equal(t, tc.want, triggerStatus(tc.jobs), "%v", tc.jobs)
-	}
 }
 
 func TestKeyOrder(t *testing.T) {

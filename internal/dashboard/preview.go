@@ -17,6 +17,8 @@ type previewJSON struct {
 	ControlValues json.RawMessage `json:"controlValues"`
 	Payload       json.RawMessage `json:"payload"`
 	SubscriberID  string          `json:"subscriberId"`
+	// Context binds context.<type>: {"tenant": {"id", "data"}}.
+	Context json.RawMessage `json:"context"`
 }
 
 // previewResultJSON is a preview: the rendered controls, or the template's
@@ -42,7 +44,9 @@ var previewSubscriber = func() store.Subscriber {
 // POST /dashboard/api/env/{env}/preview renders a step of a workflow for a
 // payload (and a subscriber, or a sample one), with the controls the
 // author is editing when given, through the same sandbox and bindings as a
-// delivery (engine.PreviewStep).
+// delivery: engine.PreviewSend, as the public API's step preview
+// (translations, env variables, contexts, an e-mail's layout). A
+// template's error is shown: a 200 with {"result": null, "error"}.
 func (d *Dashboard) preview(w http.ResponseWriter, r *http.Request, _ account, env store.Environment) error {
 	var in previewJSON
 	if err := readJSON(w, r, &in); err != nil {
@@ -79,6 +83,12 @@ func (d *Dashboard) preview(w http.ResponseWriter, r *http.Request, _ account, e
 	if len(payload) > 0 && (payload[0] != '{' && !bytes.Equal(payload, []byte("null"))) {
 		return errorf(http.StatusUnprocessableEntity, "payload must be an object")
 	}
+	var contexts map[string]any
+	if len(in.Context) > 0 && !bytes.Equal(in.Context, []byte("null")) {
+		if err := json.Unmarshal(in.Context, &contexts); err != nil || contexts == nil {
+			return errorf(http.StatusUnprocessableEntity, "context must be an object")
+		}
+	}
 	sub := previewSubscriber
 	if in.SubscriberID != "" {
 		if sub, err = d.store.SubscriberGet(r.Context(), scope, in.SubscriberID); errors.Is(err, store.ErrNotFound) {
@@ -87,13 +97,21 @@ func (d *Dashboard) preview(w http.ResponseWriter, r *http.Request, _ account, e
 			return err
 		}
 	}
-	out, err := engine.PreviewStep(d.sandbox, st, sub, payload)
+	envVars, err := engine.PreviewEnv(r.Context(), d.store, scope, nil)
+	if err != nil {
+		return err
+	}
+	out, err := engine.PreviewSend(r.Context(), &engine.PreviewParams{Scope: scope, WorkflowKey: wf.Key, Step: st,
+		Input: engine.StepInput{Subscriber: sub, Payload: payload}, Env: envVars, Contexts: contexts, Sandbox: d.sandbox,
+		Translations: d.store, Layouts: d.store})
 	var se *sandbox.Error
 	switch {
 	case errors.As(err, &se):
 		writeJSON(w, http.StatusOK, previewResultJSON{Error: &previewErrorJSON{Field: se.Field, Reason: se.Reason, Message: se.Msg}})
+	case errors.Is(err, engine.ErrLayoutNotFound):
+		writeJSON(w, http.StatusOK, previewResultJSON{Error: &previewErrorJSON{Field: "layoutId", Reason: "layout", Message: "The e-mail's " + err.Error()}})
 	case err != nil:
-		writeJSON(w, http.StatusOK, previewResultJSON{Error: &previewErrorJSON{Reason: "render", Message: err.Error()}})
+		return err
 	default:
 		writeJSON(w, http.StatusOK, previewResultJSON{Result: out})
 	}

@@ -37,7 +37,8 @@ const (
 // trigger in Activity with its execution details, the other pages, API key
 // masking, sign-out, the 401 and cross-origin 403 of the dashboard's own
 // requests replayed, and axe-core on every page; then firefox-test.mjs
-// checks the same pages in Firefox ESR. Skipped without chromium (and the
+// checks the pages, a preview, edit and save, a test trigger in Activity
+// and the replayed 401/403 in Firefox ESR. Skipped without chromium (and the
 // Firefox part without firefox-esr) unless CI=true. SCREENSHOT_DIR keeps
 // the pages' screenshots.
 func TestDashboardChromium(t *testing.T) {
@@ -87,7 +88,8 @@ func TestDashboardChromium(t *testing.T) {
 			require.NoError(t, err, "browser-test.mjs failed (%s); its output:\n%s", kind, out)
 			t.Logf("browser-test.mjs (%s):\n%s", kind, out)
 
-			// The same front end in Firefox: a smaller check (firefox-test.mjs).
+			// The same front end in Firefox (firefox-test.mjs): the pages, a preview,
+			// edit and save, a test trigger in Activity, replayed 401/403, sign-out.
 			if _, err := os.Stat(firefoxPath); err != nil {
 				if os.Getenv("CI") == "true" {
 					t.Fatalf("%s is required under CI=true: %v", firefoxPath, err)

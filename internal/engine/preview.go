@@ -72,11 +72,3 @@ func Preview(stepType string, ctl map[string]any) map[string]any {
 		return ctl
 	}
 }
-
-// PreviewStep renders a step's controls for a subscriber and payload as a
-// delivery of the step would (the dashboard's preview): the same bindings,
-// the same order, the same sandbox and budgets (RenderStep). A template's
-// error is the returned *sandbox.Error, for the caller to show.
-func PreviewStep(sb *sandbox.Sandbox, step store.Step, sub store.Subscriber, payload store.JSON) (map[string]any, error) {
-	return RenderStep(sb, StepValues(step), StepInput{Subscriber: sub, Payload: payload}.Vars())
-}

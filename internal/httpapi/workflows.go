@@ -33,7 +33,7 @@ type workflowStepJSON struct {
 	WorkflowID         string         `json:"workflowId"`
 	WorkflowDatabaseID string         `json:"workflowDatabaseId"`
 	Controls           map[string]any `json:"controls"`
-	ControlValues      map[string]any `json:"controlValues"`
+	ControlValues      orderedValues  `json:"controlValues"`
 	Variables          map[string]any `json:"variables"`
 }
 
@@ -92,8 +92,8 @@ func workflowOut(w store.Workflow) workflowJSON {
 		}
 		out.Steps = append(out.Steps, workflowStepJSON{
 			ID: s.ID, StepID: s.StepID, Slug: s.StepID, Name: s.Name, Type: s.Type, Origin: "external",
-			WorkflowID: w.Key, WorkflowDatabaseID: w.ID, Controls: map[string]any{"values": shown},
-			ControlValues: values, Variables: map[string]any{},
+			WorkflowID: w.Key, WorkflowDatabaseID: w.ID, Controls: map[string]any{"values": orderedValues{shown, s.ControlOrder}},
+			ControlValues: orderedValues{values, s.ControlOrder}, Variables: map[string]any{},
 		})
 		out.StepTypeOverviews = append(out.StepTypeOverviews, s.Type)
 	}

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"regexp"
@@ -10,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/herald-notify/herald/internal/engine"
-	"github.com/herald-notify/herald/internal/liquid"
 	"github.com/herald-notify/herald/internal/store"
 )
 
@@ -332,79 +330,28 @@ func (s *Server) workflowStepPreview(w http.ResponseWriter, r *http.Request) err
 		}
 	}
 	result := map[string]any{"type": step.Type}
-	in := engine.StepInput{Subscriber: previewSubscriber(subscriber), Payload: payload, Digest: digest}
-	vars := in.Vars()
+	// As a worker renders it (engine.PreviewSend): env (the environment's
+	// variables, a secret as its mask, previewPayload.env laid over them)
+	// and previewPayload.context, translations in the preview subscriber's
+	// locale, the controls, then an e-mail's layout.
 	scope := store.Scope{OrganizationID: wf.OrganizationID, EnvironmentID: wf.EnvironmentID}
-	if err := s.previewTriggerVars(r.Context(), scope, vars, sent); err != nil {
+	given, _ := sent["env"].(map[string]any)
+	env, err := engine.PreviewEnv(r.Context(), s.store, scope, given)
+	if err != nil {
 		return err
 	}
-	// As a worker renders it: translations in the preview subscriber's
-	// locale, the controls, then an e-mail's layout.
-	locale := ""
-	if in.Subscriber.Locale != nil {
-		locale = *in.Subscriber.Locale
+	p := &engine.PreviewParams{
+		Scope: scope, WorkflowKey: wf.Key, Step: step,
+		Input:    engine.StepInput{Subscriber: previewSubscriber(subscriber), Payload: payload, Digest: digest},
+		Env:      env,
+		Contexts: sent["context"],
+		Sandbox:  s.sandbox, Translations: s.store, Layouts: s.store,
 	}
-	values, err := engine.Translate(r.Context(), s.sandbox, s.store, scope, store.TranslationWorkflow, wf.Key, locale,
-		engine.StepValues(step))
-	var ctl map[string]any
-	if err == nil {
-		ctl, err = engine.RenderStep(s.sandbox, values, vars)
-	}
-	if err == nil && step.Type == "email" {
-		var body string
-		stepBody, _ := ctl["body"].(string)
-		body, err = engine.WrapEmailInLayout(r.Context(), &engine.WrapEmailParams{Scope: scope, Step: &step,
-			Body: stepBody, Vars: vars, Layouts: s.store, Sandbox: s.sandbox, Translations: s.store, Locale: locale})
-		if err == nil {
-			ctl["body"] = body
-		}
-	}
-	if err != nil {
+	if preview, err := engine.PreviewSend(r.Context(), p); err != nil {
 		result["preview"] = map[string]any{}
 	} else {
-		result["preview"] = engine.Preview(step.Type, ctl)
+		result["preview"] = preview
 	}
 	s.writeJSON(w, http.StatusCreated, map[string]any{"result": result, "previewPayloadExample": example})
-	return nil
-}
-
-// previewTriggerVars binds what a trigger's step sees besides its input:
-// env, the environment's variables (a secret shows as its mask, never in
-// clear) with previewPayload.env laid over them, and context,
-// previewPayload.context.
-func (s *Server) previewTriggerVars(ctx context.Context, scope store.Scope, vars map[string]any, sent map[string]any) error {
-	list, err := s.store.EnvironmentVariableList(ctx, scope, "")
-	if err != nil {
-		return err
-	}
-	env := map[string]any{}
-	for _, v := range list {
-		for _, val := range v.Values {
-			if val.EnvironmentID != scope.EnvironmentID {
-				continue
-			}
-			env[v.Key] = val.Value
-			if v.IsSecret {
-				env[v.Key] = envVarMask
-			}
-		}
-	}
-	if given, ok := sent["env"].(map[string]any); ok {
-		for k, v := range given {
-			env[k] = v
-		}
-	}
-	for name, m := range map[string]any{"env": env, "context": sent["context"]} {
-		if m == nil {
-			continue
-		}
-		raw, err := json.Marshal(m)
-		if err != nil {
-			return err
-		}
-		if v, err := liquid.ParseJSON(string(raw)); err == nil {
-			vars[name] = v
-		}
-	}
 	return nil
 }

@@ -167,7 +167,14 @@ func (s *Sandbox) compile(doc string, spans []liquid.Span) (tpl *liquid.Template
 	}()
 	tpl, perr := s.eng.Parse(doc)
 	if perr != nil {
-		return nil, liquidError(ReasonSyntax, perr, spans)
+		e := liquidError(ReasonSyntax, perr, spans)
+		var le *liquid.Error
+		if errors.As(perr, &le) && le.Pos >= 0 {
+			if f := openedIn(doc, spans, le.Pos); f != "" {
+				e.Field = f
+			}
+		}
+		return nil, e
 	}
 	s.mu.Lock()
 	if s.cachedBytes+len(doc) > maxCachedBytes {
@@ -177,6 +184,30 @@ func (s *Sandbox) compile(doc string, spans []liquid.Span) (tpl *liquid.Template
 	s.cachedBytes += len(doc)
 	s.mu.Unlock()
 	return tpl, nil
+}
+
+// openedIn is the control whose output or tag ({{ or {%) is still open
+// at pos, the place of a syntax error: the controls are one document, so
+// a tag one control leaves open runs into the next, and the error is that
+// control's, not the next one's where the parser noticed it. "" when no
+// control before pos leaves one open.
+func openedIn(doc string, spans []liquid.Span, pos int) string {
+	for i := len(spans) - 1; i >= 0; i-- {
+		sp := spans[i]
+		if sp.Begin > pos || sp.Begin < 0 || sp.End > len(doc) {
+			continue
+		}
+		text := doc[sp.Begin:min(sp.End, pos)]
+		opened := max(strings.LastIndex(text, "{{"), strings.LastIndex(text, "{%"))
+		if opened < 0 {
+			continue
+		}
+		if max(strings.LastIndex(text, "}}"), strings.LastIndex(text, "%}")) < opened {
+			return sp.Path
+		}
+		return ""
+	}
+	return ""
 }
 
 // liquidError names the field an engine error happened in and, for a

@@ -177,6 +177,9 @@ type NotificationListParams struct {
 	Emails        []string
 	SubscriberIDs []string // client subscriberIds
 	TransactionID string
+	// Status keeps the triggers of that status (TriggerStatus of their
+	// jobs: TriggerFailed, …); "" for any.
+	Status        string
 	After, Before *time.Time
 	Page, Limit   int
 }

@@ -188,13 +188,15 @@ async function workflowPage(workflowId) {
     const payload = h("textarea", { id: `payload-${step.stepId}`, rows: 4, spellcheck: "false" });
     payload.value = "{}";
     const subscriber = h("input", { id: `subscriber-${step.stepId}`, type: "text", placeholder: "a sample subscriber" });
+    const ctx = h("textarea", { id: `context-${step.stepId}`, rows: 2, spellcheck: "false", placeholder: '{"tenant": {"id": "acme", "data": {}}}' });
     const out = h("div", { class: "preview", "aria-live": "polite" });
     const preview = async () => {
       out.replaceChildren(h("p", { class: "muted" }, "Rendering…"));
       let body;
       try {
         body = { workflowId: wf.workflowId, stepId: step.stepId, controlValues: controls.value(),
-          payload: JSON.parse(payload.value || "{}"), subscriberId: subscriber.value.trim() };
+          payload: JSON.parse(payload.value || "{}"), subscriberId: subscriber.value.trim(),
+          context: ctx.value.trim() ? JSON.parse(ctx.value) : undefined };
       } catch (e) {
         out.replaceChildren(h("p", { class: "error", role: "alert" }, `Not JSON: ${e.message}`));
         return;
@@ -218,6 +220,7 @@ async function workflowPage(workflowId) {
         h("div", {}, controls.el),
         h("div", {}, h("label", { for: payload.id }, "Payload (JSON)"), payload,
           h("label", { for: subscriber.id }, "Subscriber ID (optional)"), subscriber,
+          h("label", { for: ctx.id }, "Context (JSON, optional)"), ctx,
           h("div", { class: "row" }, h("button", { type: "button", class: "secondary", onclick: preview }, "Preview")))),
       out);
   });
@@ -308,15 +311,21 @@ async function activityPage() {
     status: h("select", { id: "f-status" }, ["", "completed", "in progress", "failed", "canceled"].map((c) => h("option", { value: c }, c || "any"))),
   };
   const labels = { workflow: "Workflow", subscriberId: "Subscriber ID", transactionId: "Transaction ID", channel: "Channel", status: "Status" };
-  const form = h("form", { class: "row", onsubmit: (ev) => { ev.preventDefault(); load(); } },
+  let page = 0; // pages of 50, newest first; the filters (status too) apply on the server
+  const form = h("form", { class: "row", onsubmit: (ev) => { ev.preventDefault(); page = 0; load(); } },
     Object.entries(inputs).map(([k, el]) => h("div", {}, h("label", { for: el.id }, labels[k]), el)),
     h("button", { type: "submit", class: "secondary" }, "Filter"));
   const body = h("div", { "aria-live": "polite" });
+  const newer = h("button", { type: "button", class: "secondary", hidden: true, onclick: () => { page = Math.max(0, page - 1); load(); } }, "Newer");
+  const older = h("button", { type: "button", class: "secondary", hidden: true, onclick: () => { page++; load(); } }, "Older");
   const load = async () => {
     const q = new URLSearchParams();
     for (const [k, el] of Object.entries(inputs)) if (el.value.trim()) q.set(k, el.value.trim());
+    if (page > 0) q.set("page", String(page));
     try {
       const res = await env("GET", `/activity?${q}`);
+      newer.hidden = page === 0;
+      older.hidden = !res.hasMore;
       body.replaceChildren(table(["Time", "Transaction ID", "Workflow", "Subscriber", "Channels", "Status"], res.data.map((n) => h("tr", {},
         h("td", {}, fmtTime(n.createdAt)),
         h("td", {}, h("a", { href: `#/activity/${encodeURIComponent(n._id)}` }, n.transactionId)),
@@ -330,7 +339,7 @@ async function activityPage() {
   };
   await load();
   state.timer = setInterval(load, 3000); // new triggers appear without a reload
-  return [h("h1", {}, "Activity"), form, body];
+  return [h("h1", {}, "Activity"), form, body, h("div", { class: "row" }, newer, older)];
 }
 
 async function triggerPage(id) {

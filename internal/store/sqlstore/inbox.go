@@ -414,6 +414,13 @@ func (db *DB) NotificationList(ctx context.Context, p *store.NotificationListPar
 	if p.Before != nil {
 		where = append(where, "created_at <= "+a.add(ms(*p.Before)))
 	}
+	if p.Status != "" {
+		cond, err := triggerStatusWhere(&a, p.Status)
+		if err != nil {
+			return nil, false, err
+		}
+		where = append(where, cond)
+	}
 	rows, err := db.r.QueryContext(ctx, "SELECT "+notificationCols+" FROM notifications WHERE "+strings.Join(where, " AND ")+
 		" ORDER BY created_at DESC, id DESC LIMIT "+strconv.Itoa(p.Limit+1)+" OFFSET "+strconv.Itoa(p.Page*p.Limit), a...)
 	ns, err := scanAll(rows, err, scanNotification)
