@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"encoding/json"
 	"testing"
 	"time"
 
@@ -35,13 +34,6 @@ func TestFailureLimiter(t *testing.T) {
 	now = now.Add(time.Minute)
 	l.fail("y")
 	require.Len(t, l.keys, 1, "ended windows are forgotten once the limiter is full")
-}
-
-func TestKeyOrder(t *testing.T) {
-	t.Parallel()
-	require.Equal(t, []string{"z", "a", "m"}, keyOrder(json.RawMessage(`{"z":1,"a":{"b":[1,2]},"m":"x"}`)))
-	require.Nil(t, keyOrder(json.RawMessage(`[1]`)))
-	require.Nil(t, keyOrder(json.RawMessage(`{"a":`)))
 }
 
 func TestCheckEmail(t *testing.T) {

@@ -77,7 +77,7 @@ func (d *Dashboard) preview(w http.ResponseWriter, r *http.Request, _ account, e
 		if err := json.Unmarshal(in.ControlValues, &st.ControlValues); err != nil || st.ControlValues == nil {
 			return errorf(http.StatusUnprocessableEntity, "controlValues must be an object")
 		}
-		st.ControlOrder = keyOrder(in.ControlValues)
+		st.ControlOrder = sandbox.KeyOrder(in.ControlValues)
 	}
 	payload := store.JSON(in.Payload)
 	if len(payload) > 0 && (payload[0] != '{' && !bytes.Equal(payload, []byte("null"))) {
@@ -116,26 +116,4 @@ func (d *Dashboard) preview(w http.ResponseWriter, r *http.Request, _ account, e
 		writeJSON(w, http.StatusOK, previewResultJSON{Result: out})
 	}
 	return nil
-}
-
-// keyOrder is the order of an object's top-level keys as sent.
-func keyOrder(raw json.RawMessage) []string {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
-	}
-	var keys []string
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil
-		}
-		k, _ := t.(string)
-		keys = append(keys, k)
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return nil
-		}
-	}
-	return keys
 }

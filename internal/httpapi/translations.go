@@ -100,6 +100,22 @@ func pathTranslation(r *http.Request, withLocale bool) (typ, id, locale string, 
 	return typ, id, locale, nil
 }
 
+// pathTranslationKey reads the path (pathTranslation) and finds its
+// resource in the caller's environment: the key of its translations (of
+// its locale when withLocale) and the resource.
+func (s *Server) pathTranslationKey(r *http.Request, withLocale bool) (*store.TranslationKey, translationResource, error) {
+	typ, id, locale, err := pathTranslation(r, withLocale)
+	if err != nil {
+		return nil, translationResource{}, err
+	}
+	scope := callerFrom(r.Context()).Scope
+	res, err := s.findTranslationResource(r.Context(), scope, typ, id)
+	if err != nil {
+		return nil, translationResource{}, err
+	}
+	return &store.TranslationKey{Scope: scope, ResourceType: typ, ResourceID: res.id, Locale: locale}, res, nil
+}
+
 type translationJSON struct {
 	ResourceID   string          `json:"resourceId"`
 	ResourceType string          `json:"resourceType"`
@@ -157,18 +173,13 @@ func (s *Server) translationCreate(w http.ResponseWriter, r *http.Request) error
 
 // translationGet serves GET /v2/translations/{resourceType}/{resourceId}/{locale}.
 func (s *Server) translationGet(w http.ResponseWriter, r *http.Request) error {
-	typ, id, locale, err := pathTranslation(r, true)
+	key, _, err := s.pathTranslationKey(r, true)
 	if err != nil {
 		return err
 	}
-	scope := callerFrom(r.Context()).Scope
-	res, err := s.findTranslationResource(r.Context(), scope, typ, id)
-	if err != nil {
-		return err
-	}
-	t, err := s.store.TranslationGet(r.Context(), &store.TranslationKey{Scope: scope, ResourceType: typ, ResourceID: res.id, Locale: locale})
+	t, err := s.store.TranslationGet(r.Context(), key)
 	if errors.Is(err, store.ErrNotFound) {
-		return errorf(http.StatusNotFound, "Translation for locale "+strconv.Quote(locale)+" was not found")
+		return errorf(http.StatusNotFound, "Translation for locale "+strconv.Quote(key.Locale)+" was not found")
 	}
 	if err != nil {
 		return err
@@ -182,16 +193,11 @@ func (s *Server) translationGet(w http.ResponseWriter, r *http.Request) error {
 // (every locale); 204, 404 when there was none.
 func (s *Server) translationDelete(withLocale bool) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		typ, id, locale, err := pathTranslation(r, withLocale)
+		key, _, err := s.pathTranslationKey(r, withLocale)
 		if err != nil {
 			return err
 		}
-		scope := callerFrom(r.Context()).Scope
-		res, err := s.findTranslationResource(r.Context(), scope, typ, id)
-		if err != nil {
-			return err
-		}
-		err = s.store.TranslationDelete(r.Context(), &store.TranslationKey{Scope: scope, ResourceType: typ, ResourceID: res.id, Locale: locale})
+		err = s.store.TranslationDelete(r.Context(), key)
 		if errors.Is(err, store.ErrNotFound) {
 			return errorf(http.StatusNotFound, "No translation was found")
 		}
@@ -216,23 +222,18 @@ type translationGroupJSON struct {
 // translationGroup serves GET /v2/translations/group/{resourceType}/{resourceId}:
 // the resource's locales; 404 when it has none.
 func (s *Server) translationGroup(w http.ResponseWriter, r *http.Request) error {
-	typ, id, _, err := pathTranslation(r, false)
+	key, res, err := s.pathTranslationKey(r, false)
 	if err != nil {
 		return err
 	}
-	scope := callerFrom(r.Context()).Scope
-	res, err := s.findTranslationResource(r.Context(), scope, typ, id)
-	if err != nil {
-		return err
-	}
-	list, err := s.store.TranslationLocales(r.Context(), &store.TranslationKey{Scope: scope, ResourceType: typ, ResourceID: res.id})
+	list, err := s.store.TranslationLocales(r.Context(), key)
 	if err != nil {
 		return err
 	}
 	if len(list) == 0 {
 		return errorf(http.StatusNotFound, "No translation was found")
 	}
-	out := translationGroupJSON{ResourceID: res.id, ResourceType: typ, ResourceName: res.name, Locales: make([]string, len(list))}
+	out := translationGroupJSON{ResourceID: res.id, ResourceType: key.ResourceType, ResourceName: res.name, Locales: make([]string, len(list))}
 	created, updated := list[0].CreatedAt, list[0].UpdatedAt
 	for i, t := range list {
 		out.Locales[i] = t.Locale

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"maps"
@@ -232,7 +231,7 @@ func readWorkflow(o *object, w *store.Workflow, sb *sandbox.Sandbox) {
 		used[s.StepID] = true
 		if v, set := so.jsonObject("controlValues", maxDataBytes); set && v != nil {
 			_ = json.Unmarshal(v, &s.ControlValues)
-			s.ControlOrder = keyOrder(v)
+			s.ControlOrder = sandbox.KeyOrder(v)
 			checkControls(sb, so, s.ControlValues)
 			if s.Type == "email" {
 				checkEmailLayoutID(so, s.ControlValues)
@@ -388,28 +387,6 @@ func (s *Server) workflowDelete(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(http.StatusNoContent)
 	return nil
-}
-
-// keyOrder lists the keys of a JSON object in the order they are written.
-func keyOrder(obj []byte) []string {
-	dec := json.NewDecoder(bytes.NewReader(obj))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
-	}
-	var keys []string
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil
-		}
-		k, _ := t.(string)
-		keys = append(keys, k)
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			return nil
-		}
-	}
-	return keys
 }
 
 // offsetPage reads the limit (1–100) and offset (≥ 0) of a list that pages

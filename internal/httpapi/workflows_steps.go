@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/herald-notify/herald/internal/engine"
+	"github.com/herald-notify/herald/internal/sandbox"
 	"github.com/herald-notify/herald/internal/store"
 )
 
@@ -303,7 +304,7 @@ func (s *Server) workflowStepPreview(w http.ResponseWriter, r *http.Request) err
 		if v, set := o.jsonObject("controlValues", maxDataBytes); set && v != nil {
 			step.ControlValues = nil
 			_ = json.Unmarshal(v, &step.ControlValues)
-			step.ControlOrder = keyOrder(v)
+			step.ControlOrder = sandbox.KeyOrder(v)
 			checkControls(s.sandbox, o, step.ControlValues)
 		}
 		if v, set := o.jsonObject("previewPayload", maxDataBytes); set && v != nil {
