@@ -17,17 +17,7 @@ import (
 // of the inbox clients) and changes their settings.
 func environmentCommand(open func(context.Context) (*app.App, error), envFlag cli.Flag, stdout io.Writer) *cli.Command {
 	withApp := func(fn func(ctx context.Context, a *app.App, c *cli.Command) error) cli.ActionFunc {
-		return func(ctx context.Context, c *cli.Command) error {
-			a, err := open(ctx)
-			if err != nil {
-				return err
-			}
-			defer a.Close()
-			if _, err := a.Bootstrap(ctx); err != nil {
-				return err
-			}
-			return fn(ctx, a, c)
-		}
+		return withStore(open, fn)
 	}
 	return &cli.Command{
 		Name:  "environment",
@@ -87,4 +77,20 @@ func hmacSetting(e store.Environment) string {
 		return "not required (local development)"
 	}
 	return "required"
+}
+
+// withStore is a command's action that opens the store (as first start
+// leaves it: Bootstrap) for fn and closes it after.
+func withStore(open func(context.Context) (*app.App, error), fn func(ctx context.Context, a *app.App, c *cli.Command) error) cli.ActionFunc {
+	return func(ctx context.Context, c *cli.Command) error {
+		a, err := open(ctx)
+		if err != nil {
+			return err
+		}
+		defer a.Close()
+		if _, err := a.Bootstrap(ctx); err != nil {
+			return err
+		}
+		return fn(ctx, a, c)
+	}
 }

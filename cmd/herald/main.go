@@ -168,21 +168,13 @@ func command(stdout, stderr io.Writer) *cli.Command {
 
 func keysCommand(open func(context.Context) (*app.App, error), envFlag cli.Flag, stdout io.Writer) *cli.Command {
 	withEnv := func(fn func(ctx context.Context, a *app.App, envID string, c *cli.Command) error) cli.ActionFunc {
-		return func(ctx context.Context, c *cli.Command) error {
-			a, err := open(ctx)
-			if err != nil {
-				return err
-			}
-			defer a.Close()
-			if _, err := a.Bootstrap(ctx); err != nil {
-				return err
-			}
+		return withStore(open, func(ctx context.Context, a *app.App, c *cli.Command) error {
 			env, err := a.Store.EnvironmentGetByName(ctx, c.String("environment"))
 			if err != nil {
 				return fmt.Errorf("environment %q: %w", c.String("environment"), err)
 			}
 			return fn(ctx, a, env.ID, c)
-		}
+		})
 	}
 	return &cli.Command{
 		Name:  "keys",

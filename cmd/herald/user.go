@@ -24,17 +24,7 @@ import (
 // users of the machine could read in the process list.
 func userCommand(open func(context.Context) (*app.App, error), stdout io.Writer) *cli.Command {
 	withApp := func(fn func(ctx context.Context, a *app.App, c *cli.Command) error) cli.ActionFunc {
-		return func(ctx context.Context, c *cli.Command) error {
-			a, err := open(ctx)
-			if err != nil {
-				return err
-			}
-			defer a.Close()
-			if _, err := a.Bootstrap(ctx); err != nil {
-				return err
-			}
-			return fn(ctx, a, c)
-		}
+		return withStore(open, fn)
 	}
 	emailFlag := &cli.StringFlag{Name: "email", Usage: "the account's e-mail address (its sign-in name)", Required: true}
 	stdinFlag := &cli.BoolFlag{Name: "password-stdin", Usage: "read the password from standard input (required)"}
