@@ -1,0 +1,297 @@
+// What browser-test.mjs (Chromium, playwright-core) and firefox-test.mjs
+// (Firefox, puppeteer-core over WebDriver BiDi) share: the environment, the
+// public API client, check(), axe-core's source, a local fake webhook, and
+// the page-level steps both run (keyboard navigation, a topic and its
+// members, integrations with Send test, edit and delete, API key creation
+// and revocation, a 375 px screen). A step drives the page through a thin
+// adapter `ui` (playwrightUI or domUI below) so that both browsers run the
+// same checks; each adapter finds things the way its driver does best
+// (Playwright by ARIA role and accessible name, the other by the DOM the
+// dashboard builds: labels' `for`, buttons' text, sections' aria-label).
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { createServer } from "node:http";
+
+export const base = process.env.HERALD_URL;
+export const apiKey = process.env.HERALD_API_KEY;
+export const email = process.env.HERALD_EMAIL;
+export const password = process.env.HERALD_PASSWORD;
+if (!base || !apiKey || !email || !password) {
+  console.error("HERALD_URL, HERALD_API_KEY, HERALD_EMAIL and HERALD_PASSWORD are required");
+  process.exit(2);
+}
+export const axeSource = await readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+// api calls the public API with the API key; a 409 (made by an earlier run)
+// is accepted where okConflict is set.
+export async function api(method, path, body, { okConflict = false } = {}) {
+  const res = await fetch(base + path, {
+    method,
+    headers: { Authorization: `ApiKey ${apiKey}`, "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status === 409 && okConflict) return null;
+  if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+// makeCheck returns check(cond, what): it throws unless cond, else prints
+// "ok - <prefix><what>".
+export function makeCheck(prefix = "") {
+  return (cond, what) => {
+    if (!cond) throw new Error(prefix + what);
+    console.log("ok -", prefix + what);
+  };
+}
+
+// startHook runs a local fake webhook (herald serve runs with
+// HERALD_ALLOW_PRIVATE_NETWORKS=true so Send test may reach it).
+export async function startHook() {
+  const received = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => { body += c; });
+    req.on("end", () => { received.push(body); res.writeHead(200, { "Content-Type": "application/json" }); res.end('{"ok":true}'); });
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { received, url: `http://127.0.0.1:${server.address().port}/hook`, close: () => server.close() };
+}
+
+// ---- Adapters -------------------------------------------------------------
+// A ui has: goto(hash), nav(name), heading(name), fill(label, value, {within}),
+// value(label), attr(label, name), click(role, name, {within}) with role
+// "button" or "link", waitStatus(text, {within, timeout}), waitRegion(name),
+// waitButton(name, {within}),
+// regions(name), waitCell(text), waitText(text), visibleLink(name),
+// visibleHeading(name), text(selector), clickRowButton(rowText, button),
+// waitRowWithout(rowText, notText), acceptNextDialog(), focusStart(),
+// press(key), setViewport(w, h), evaluate(fn, arg), html(), axe(name).
+
+export function playwrightUI(page, { axe }) {
+  const scope = (within) => (within ? page.getByRole("region", { name: within }) : page);
+  return {
+    goto: (hash) => page.goto(`${base}/dashboard/${hash}`),
+    nav: (name) => page.getByRole("link", { name, exact: true }).click(),
+    heading: (name) => page.getByRole("heading", { name, exact: true }).waitFor(),
+    fill: (label, value, { within, exact } = {}) => scope(within).getByLabel(label, { exact }).fill(value),
+    value: (label) => page.getByLabel(label).inputValue(),
+    attr: (label, name) => page.getByLabel(label).getAttribute(name),
+    click: (role, name, { within } = {}) => scope(within).getByRole(role, { name, exact: true }).click(),
+    waitStatus: (text, { within, timeout } = {}) => scope(within).getByRole("status").filter({ hasText: text }).waitFor({ timeout }),
+    waitRegion: (name) => page.getByRole("region", { name }).waitFor(),
+    waitButton: (name, { within } = {}) => scope(within).getByRole("button", { name, exact: true }).waitFor(),
+    regions: (name) => page.getByRole("region", { name }).count(),
+    waitCell: (text) => page.getByRole("cell", { name: text, exact: true }).waitFor(),
+    waitText: (text) => page.getByText(text).waitFor(),
+    visibleLink: (name) => page.getByRole("link", { name }).isVisible(),
+    visibleHeading: (name) => page.getByRole("heading", { name }).isVisible(),
+    text: (selector) => page.locator(selector).innerText(),
+    clickRowButton: (rowText, button) => page.getByRole("row").filter({ hasText: rowText })
+      .filter({ has: page.getByRole("button", { name: button }) }).last().getByRole("button", { name: button }).click(),
+    waitRowWithout: (rowText, notText) => page.getByRole("row").filter({ hasText: rowText }).filter({ hasNotText: notText }).first().waitFor(),
+    acceptNextDialog: () => page.once("dialog", (d) => d.accept()),
+    focusStart: () => page.locator("body").focus(),
+    press: (key) => page.keyboard.press(key),
+    setViewport: (width, height) => page.setViewportSize({ width, height }),
+    evaluate: (fn, arg) => page.evaluate(fn, arg),
+    html: () => page.content(),
+    axe,
+  };
+}
+
+// domUI drives a puppeteer page through the DOM: it finds elements in the
+// page and clicks them with the driver (a real pointer click), fills
+// inputs by their label's `for`, and waits by polling.
+export function domUI(page, { axe, timeout: defaultTimeout = 10000 }) {
+  const waitFor = (fn, arg, timeout = defaultTimeout) => page.waitForFunction(fn, { timeout, polling: 50 }, arg);
+  // find returns the element the spec names, in the page (or in the section
+  // whose aria-label is `within`), or null.
+  const find = (spec) => page.evaluateHandle((s) => {
+    const root = s.within ? document.querySelector(`section[aria-label="${CSS.escape(s.within)}"]`) : document;
+    if (!root) return null;
+    const norm = (t) => t.replace(/\s+/g, " ").trim();
+    if (s.label) {
+      const label = [...root.querySelectorAll("label")].find((l) => (s.exact ? norm(l.textContent) === s.label : norm(l.textContent).includes(s.label)));
+      return label ? document.getElementById(label.htmlFor) : null;
+    }
+    if (s.row) {
+      const rows = [...root.querySelectorAll("tr")].filter((r) => r.textContent.includes(s.row)
+        && [...r.querySelectorAll("button")].some((b) => norm(b.textContent) === s.button));
+      const row = rows[rows.length - 1];
+      return row ? [...row.querySelectorAll("button")].find((b) => norm(b.textContent) === s.button) : null;
+    }
+    const sel = s.role === "link" ? "a[href]" : "button";
+    return [...root.querySelectorAll(sel)].find((el) => norm(el.textContent) === s.name && el.offsetParent !== null) || null;
+  }, spec);
+  const element = async (spec, what) => {
+    const handle = await find(spec);
+    const el = handle.asElement();
+    if (!el) throw new Error(`not found: ${what}`);
+    return el;
+  };
+  const textIn = (selector, want, timeout) => waitFor(({ selector: s, want: w }) =>
+    [...document.querySelectorAll(s)].some((el) => el.textContent.includes(w)), { selector, want }, timeout);
+  return {
+    goto: (hash) => page.goto(`${base}/dashboard/${hash}`),
+    nav: (name) => page.click(`[data-nav="${name.toLowerCase().replace(/ /g, "-")}"]`),
+    heading: (name) => waitFor((n) => document.querySelector("#view h1")?.textContent === n, name),
+    fill: async (label, value, { within, exact } = {}) => {
+      const el = await element({ label, within, exact }, `the field ${label}`);
+      await el.evaluate((e, v) => { e.value = v; e.dispatchEvent(new Event("input", { bubbles: true })); e.dispatchEvent(new Event("change", { bubbles: true })); }, value);
+    },
+    value: async (label) => (await element({ label }, `the field ${label}`)).evaluate((e) => e.value),
+    attr: async (label, name) => (await element({ label }, `the field ${label}`)).evaluate((e, n) => e.getAttribute(n), name),
+    click: async (role, name, { within } = {}) => (await element({ role, name, within }, `the ${role} ${name}`)).click(),
+    waitStatus: (text, { within, timeout } = {}) => textIn(within ? `section[aria-label="${within}"] [role=status]` : "[role=status]", text, timeout),
+    waitRegion: (name) => waitFor((n) => !!document.querySelector(`section[aria-label="${CSS.escape(n)}"]`), name),
+    waitButton: (name, { within } = {}) => waitFor((s) => [...document.querySelectorAll(s.within ? `section[aria-label="${CSS.escape(s.within)}"] button` : "#view button")]
+      .some((b) => b.textContent.trim() === s.name), { name, within }),
+    regions: (name) => page.evaluate((n) => document.querySelectorAll(`section[aria-label="${CSS.escape(n)}"]`).length, name),
+    waitCell: (text) => waitFor((t) => [...document.querySelectorAll("#view td")].some((td) => td.textContent.trim() === t), text),
+    waitText: (text) => textIn("#view", text),
+    visibleLink: async (name) => !!(await find({ role: "link", name })).asElement(),
+    visibleHeading: (name) => page.evaluate((n) => [...document.querySelectorAll("#view h1, #view h2, #view h3")]
+      .some((e) => e.textContent.includes(n) && e.offsetParent !== null), name),
+    text: (selector) => page.$eval(selector, (el) => el.textContent),
+    clickRowButton: async (rowText, button) => (await element({ row: rowText, button }, `${button} in the row of ${rowText}`)).click(),
+    waitRowWithout: (rowText, notText) => waitFor(({ r, n }) => [...document.querySelectorAll("#view tr")]
+      .some((tr) => tr.textContent.includes(r) && !tr.textContent.includes(n)), { r: rowText, n: notText }),
+    acceptNextDialog: () => page.once("dialog", (d) => d.accept()),
+    focusStart: () => page.evaluate(() => { document.activeElement?.blur(); }),
+    press: (key) => page.keyboard.press(key),
+    setViewport: (width, height) => page.setViewport({ width, height }),
+    evaluate: (fn, arg) => page.evaluate(fn, arg),
+    html: () => page.content(),
+    axe,
+  };
+}
+
+// ---- Steps -------------------------------------------------------------------
+
+// keyboardNavigation: from the top of the signed-in page, Tab reaches the
+// navigation's Topics link and Enter follows it.
+export async function keyboardNavigation(ui, check) {
+  await ui.focusStart();
+  let reached = false;
+  for (let i = 0; i < 20 && !reached; i++) {
+    await ui.press("Tab");
+    reached = await ui.evaluate(() => document.activeElement?.textContent === "Topics");
+  }
+  check(reached, "the navigation is reachable with Tab");
+  await ui.press("Enter");
+  await ui.heading("Topics");
+  check(true, "Enter follows a link");
+}
+
+// topic creates a topic from the Topics page, adds a subscriber to it and
+// removes it, each checked through the public API.
+export async function topic(ui, check, { key, name, subscriberId }) {
+  await ui.nav("Topics");
+  await ui.heading("Topics");
+  await ui.axe("Topics");
+  await ui.fill("Key", key);
+  await ui.fill("Name", name);
+  await ui.click("button", "Create topic");
+  await ui.heading(name);
+  await ui.fill("Subscriber ID", subscriberId);
+  await ui.click("button", "Add");
+  await ui.waitCell(subscriberId);
+  const members = await api("GET", `/v2/topics/${key}/subscriptions`);
+  check(members.data.length === 1, "a topic is created and a subscriber added from the page");
+  await ui.axe("Topic");
+  await ui.click("button", "Remove");
+  await ui.waitText("Nothing yet.");
+  check((await api("GET", `/v2/topics/${key}/subscriptions`)).data.length === 0, "and removed");
+}
+
+// integrations: the environment's own, the catalogue and a credential form,
+// then an integration added whose Send test reaches a local fake, which is
+// deactivated, edited and deleted from the page.
+export async function integrations(ui, check, { name }) {
+  await ui.nav("Integrations");
+  await ui.heading("Integrations");
+  await ui.waitRegion("Herald Inbox");
+  check(await ui.regions("Herald Inbox") === 1, "Integrations lists the environment's own");
+  await ui.axe("Integrations");
+  const hook = await startHook();
+  try {
+    check(await ui.visibleHeading("Email") && await ui.visibleLink("SendGrid") && await ui.visibleLink("Twilio"),
+      "the provider catalogue is grouped by channel with names users know");
+    await ui.click("link", "SendGrid");
+    await ui.heading("Add SendGrid");
+    check(await ui.attr("apiKey (required)", "type") === "password", "the credential form comes from the registry, secrets masked");
+    await ui.axe("Add integration");
+    await ui.click("link", "← Integrations");
+    await ui.heading("Integrations");
+    await ui.click("link", "Chat webhook");
+    await ui.heading("Add Chat webhook");
+    await ui.fill("Name", name, { exact: true });
+    await ui.click("button", "Create integration");
+    await ui.waitRegion(name);
+    await ui.fill("Send a test to", hook.url, { within: name });
+    await ui.click("button", "Send test", { within: name });
+    await ui.waitStatus("Sent", { within: name, timeout: 15000 });
+    check(hook.received.length === 1 && hook.received[0].includes("test message sent from Herald"), "Send test went through the provider to the local fake");
+    await ui.click("button", "Deactivate", { within: name });
+    await ui.waitButton("Activate", { within: name });
+    check(true, "an integration is deactivated from the page");
+    await ui.click("link", `Edit ${name}`);
+    await ui.heading(`Edit ${name}`);
+    await ui.fill("webhookUrl (optional)", "https://hooks.example.com/edited");
+    await ui.click("button", "Save integration");
+    await ui.heading("Integrations");
+    await ui.click("link", `Edit ${name}`);
+    await ui.heading(`Edit ${name}`);
+    check(await ui.value("webhookUrl (optional)") === "https://hooks.example.com/edited", "an integration's credentials are edited");
+    await ui.axe("Edit integration");
+    ui.acceptNextDialog();
+    await ui.click("button", "Delete integration");
+    await ui.heading("Integrations");
+    await ui.waitRegion("Herald Inbox");
+    check(await ui.regions(name) === 0, "and deleted");
+  } finally {
+    hook.close();
+  }
+}
+
+// apiKeys: listed masked; a new key is shown once, then masked; revoked
+// from the page, it is refused by the API.
+export async function apiKeys(ui, check) {
+  await ui.nav("API keys");
+  await ui.heading("API keys");
+  check(!(await ui.html()).includes(apiKey), "API keys are listed masked");
+  await ui.click("button", "Create API key");
+  await ui.waitStatus("Your new API key");
+  const newKey = (await ui.text(".new-key")).trim();
+  check(/^hk_[0-9a-f]{64}$/.test(newKey), "a new key is shown once");
+  await ui.click("button", "Done");
+  await ui.waitButton("Create API key");
+  check(!(await ui.html()).includes(newKey), "and masked from then on");
+  ui.acceptNextDialog();
+  await ui.clickRowButton(newKey.slice(0, 7), "Revoke");
+  await ui.waitRowWithout(newKey.slice(0, 7), "—");
+  const revoked = await fetch(`${base}/v2/subscribers`, { headers: { Authorization: `ApiKey ${newKey}` } });
+  check(revoked.status === 401, "a key revoked from the page is refused");
+  await ui.axe("API keys");
+}
+
+// narrowScreen: at 375 px nothing is wider than the window (tables scroll
+// in their own box); the viewport is put back after.
+export async function narrowScreen(ui, check, { workflowId, workflowName }, back = { width: 1200, height: 900 }) {
+  await ui.setViewport(375, 800);
+  for (const [hash, heading] of [[`#/workflows/${workflowId}`, workflowName], ["#/activity", "Activity"], ["#/integrations", "Integrations"]]) {
+    await ui.goto(hash);
+    await ui.heading(heading);
+    // The window less a classic scrollbar (Firefox's takes room, Chromium's
+    // headless one does not): nothing may scroll sideways.
+    const { scroll, client, wide } = await ui.evaluate(() => {
+      const root = document.documentElement;
+      const wide = [...document.querySelectorAll("#app *")].filter((el) => el.getBoundingClientRect().right > root.clientWidth + 0.5
+        && !el.closest(".table-wrap, pre")).slice(0, 3).map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}${el.className ? `.${el.className}` : ""}`);
+      return { scroll: root.scrollWidth, client: root.clientWidth, wide };
+    });
+    check(scroll <= client && client <= 375, `${heading} fits a 375 px wide screen (${scroll} px in ${client} px${wide.length ? `; too wide: ${wide.join(", ")}` : ""})`);
+  }
+  await ui.setViewport(back.width, back.height);
+}
