@@ -13,7 +13,7 @@
 import { mkdir } from "node:fs/promises";
 import { chromium } from "playwright-core";
 import { base, apiKey, email, password, axeSource, api, makeCheck, playwrightUI,
-  keyboardNavigation, topic, integrations, apiKeys, narrowScreen } from "./steps.mjs";
+  keyboardNavigation, templateError, activity, environmentSwitch, subscriber, topic, integrations, apiKeys, narrowScreen } from "./steps.mjs";
 
 const shots = process.env.SCREENSHOT_DIR;
 const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
@@ -96,12 +96,8 @@ try {
   await page.locator(".preview").getByText("Hello from the preview").waitFor();
   check(await page.locator(".preview").getByText("Hi Ada").isVisible(), "the preview renders the step with the payload and a sample subscriber");
   await axe("Workflow");
-  const subject = page.getByLabel("subject", { exact: true });
-  await subject.fill("Hi {{subscriber.firstName");
-  await page.getByRole("button", { name: "Preview" }).click();
-  await page.getByRole("alert").filter({ hasText: "Template error in subject" }).waitFor();
-  check(true, "a template error is shown, not thrown");
-  await subject.fill("Welcome {{subscriber.firstName}}");
+  await templateError(ui, check, { restore: "Hi {{subscriber.firstName}}" });
+  await page.getByLabel("subject", { exact: true }).fill("Welcome {{subscriber.firstName}}");
   await page.getByLabel("body", { exact: true }).fill("Edited: {{payload.greeting}}");
   await page.getByRole("button", { name: "Save" }).click();
   await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
@@ -122,19 +118,7 @@ try {
   await page.getByRole("link", { name: first.transactionId }).waitFor();
   await page.getByRole("link", { name: testTx }).waitFor();
   check(true, "Activity lists the triggers");
-  const live = await api("POST", "/v1/events/trigger", { name: "dashboard-welcome", to: "ada", payload: { greeting: "Live" } });
-  await page.getByRole("link", { name: live.transactionId }).waitFor({ timeout: 10000 });
-  check(true, "a new trigger appears without a reload");
-  await page.getByRole("row").filter({ hasText: first.transactionId }).getByText("completed").waitFor({ timeout: 10000 });
-  check(true, "a trigger's status comes from its jobs");
-  await page.getByLabel("Status").selectOption("failed");
-  await page.getByRole("button", { name: "Filter" }).click();
-  await page.getByText("Nothing yet.").waitFor();
-  await page.getByLabel("Status").selectOption("completed");
-  await page.getByLabel("Subscriber ID").fill("ada");
-  await page.getByRole("button", { name: "Filter" }).click();
-  await page.getByRole("link", { name: first.transactionId }).waitFor();
-  check(true, "Activity filters by status and subscriber");
+  await activity(ui, check, { knownTx: first.transactionId, workflowId: "dashboard-welcome", subscriberId: "ada", payload: { greeting: "Live" } });
   await axe("Activity");
   await page.getByRole("link", { name: testTx }).click();
   await page.getByRole("heading", { name: `Trigger ${testTx}` }).waitFor();
@@ -144,13 +128,7 @@ try {
   await axe("Trigger");
 
   // The other pages, with real data.
-  await page.getByRole("link", { name: "Subscribers", exact: true }).click();
-  await page.getByRole("link", { name: "ada", exact: true }).click();
-  await page.getByRole("heading", { name: "ada" }).waitFor();
-  check(await page.getByText("Edited: From the test trigger").first().isVisible(), "a subscriber's page shows its inbox messages");
-  check(await page.getByRole("row").filter({ hasText: "Dashboard welcome" }).filter({ hasText: "in_app on" }).isVisible(),
-    "and its preferences");
-  await axe("Subscriber");
+  await subscriber(ui, check, { subscriberId: "ada", message: "Edited: From the test trigger", workflowName: "Dashboard welcome" });
   // The steps firefox-test.mjs runs too (steps.mjs): a topic, integrations
   // with Send test to a local fake, API keys.
   await topic(ui, check, { key: "news", name: "News", subscriberId: "ada" });
@@ -158,14 +136,7 @@ try {
   await apiKeys(ui, check);
 
   // The environment switch.
-  await page.getByRole("link", { name: "Workflows", exact: true }).click();
-  await page.getByRole("link", { name: "Dashboard welcome" }).waitFor();
-  await page.getByLabel("Environment").selectOption("production");
-  await page.getByRole("heading", { name: "Workflows" }).waitFor();
-  await page.getByText("Nothing yet.").waitFor();
-  check(!(await page.getByRole("link", { name: "Dashboard welcome" }).isVisible()), "Production shows its own (empty) workflows");
-  await page.getByLabel("Environment").selectOption("development");
-  await page.getByRole("link", { name: "Dashboard welcome" }).waitFor();
+  await environmentSwitch(ui, check, { workflowName: "Dashboard welcome" });
 
   // A step in a layout, with translations: the preview is what a send is.
   await api("POST", "/v2/layouts", { layoutId: "brand", name: "Brand" });

@@ -15,7 +15,7 @@
 //   HERALD_URL=… HERALD_API_KEY=… HERALD_EMAIL=… HERALD_PASSWORD=… node firefox-test.mjs
 import puppeteer from "puppeteer-core";
 import { base, email, password, axeSource, api as apiCall, makeCheck, domUI,
-  keyboardNavigation, topic, integrations, apiKeys, narrowScreen } from "./steps.mjs";
+  keyboardNavigation, templateError, activity, environmentSwitch, subscriber, topic, integrations, apiKeys, narrowScreen } from "./steps.mjs";
 
 const executablePath = process.env.FIREFOX || "/usr/bin/firefox-esr";
 const check = makeCheck("Firefox: ");
@@ -60,6 +60,7 @@ try {
   await page.click("#signin-form button[type=submit]");
   await visible(page, "#signin-error");
   check((await text(page, "#signin-error")) === "Wrong email or password.", "a wrong password shows a visible error");
+  check((await page.cookies()).length === 0, "and makes no session cookie");
   problems.length = 0; // the refused sign-in's 401 is the one expected error
 
   await page.$eval("#password", (el) => { el.value = ""; });
@@ -85,6 +86,7 @@ try {
   await page.click("section.card button.secondary");
   await page.waitForFunction(() => document.querySelector(".preview")?.textContent.includes("from Firefox"), { timeout: 10000 });
   check(true, "a step's preview renders");
+  await templateError(ui, check, { restore: "Hi {{subscriber.firstName}}" });
 
   // Edit and save.
   await page.$eval("#control-inbox-body", (el) => { el.value = "Saved in Firefox: {{payload.x}}"; });
@@ -104,6 +106,7 @@ try {
   await heading(page, "Activity");
   await textAppears(page, "#view a", tx, 15000);
   check(true, "the test trigger appears in Activity");
+  await activity(ui, check, { knownTx: tx, workflowId: "firefox-check", subscriberId: "firefox-ada", payload: { x: "Live" } });
   await page.evaluate((t) => [...document.querySelectorAll("#view a")].find((a) => a.textContent === t).click(), tx);
   await heading(page, `Trigger ${tx}`);
   await textAppears(page, ".job ol.details li", "In-app message created", 15000);
@@ -111,22 +114,26 @@ try {
   check(true, "the trigger's page shows its execution details and message");
 
   // The steps browser-test.mjs runs in Chromium too (steps.mjs).
+  await subscriber(ui, check, { subscriberId: "firefox-ada", message: "Saved in Firefox: test trigger", workflowName: "Firefox check" });
   await topic(ui, check, { key: "firefox-news", name: "Firefox news", subscriberId: "firefox-ada" });
   await integrations(ui, check, { name: "Firefox hook" });
   await apiKeys(ui, check);
+  await environmentSwitch(ui, check, { workflowName: "Firefox check" });
   await narrowScreen(ui, check, { workflowId: "firefox-check", workflowName: "Firefox check" });
 
   // The dashboard's requests replayed, as a page of another origin would.
   const cookies = await page.cookies();
   const session = cookies.find((c) => c.name === "herald_dashboard_session");
-  check(session && session.httpOnly, "the session cookie is HttpOnly");
+  check(session && session.httpOnly && session.sameSite === "Strict", "the session cookie is HttpOnly and SameSite=Strict");
   const jar = `${session.name}=${session.value}`;
   const list = `${base}/dashboard/api/env/development/v2/workflows?limit=100`;
   const preview = (headers) => fetch(`${base}/dashboard/api/env/development/preview`, { method: "POST",
     body: JSON.stringify({ workflowId: "firefox-check", stepId: "inbox" }), headers: { "Content-Type": "application/json", ...headers } });
   check((await fetch(list)).status === 401, "the dashboard's GET without the cookie: 401");
   check((await preview({})).status === 401, "its POST without the cookie: 401");
-  check((await preview({ Cookie: jar, Origin: "https://evil.example" })).status === 403, "with the cookie from another origin: 403");
+  check((await preview({ Cookie: jar, Origin: "https://evil.example", "Sec-Fetch-Site": "cross-site" })).status === 403,
+    "with the cookie from another origin (Sec-Fetch-Site): 403");
+  check((await preview({ Cookie: jar, Origin: "https://evil.example" })).status === 403, "with the cookie from another origin (Origin only): 403");
   check((await preview({ Cookie: jar, Origin: base, "Sec-Fetch-Site": "same-origin" })).status === 200, "from the dashboard's origin: 200");
 
   await page.click("#signout");

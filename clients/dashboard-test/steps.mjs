@@ -60,7 +60,8 @@ export async function startHook() {
 
 // ---- Adapters -------------------------------------------------------------
 // A ui has: goto(hash), nav(name), heading(name), fill(label, value, {within}),
-// value(label), attr(label, name), click(role, name, {within}) with role
+// value(label), select(label, value), waitAlert(text), waitLink(name, {timeout}),
+// waitRowText(rowText, text, {timeout}), attr(label, name), click(role, name, {within}) with role
 // "button" or "link", waitStatus(text, {within, timeout}), waitRegion(name),
 // waitButton(name, {within}),
 // regions(name), waitCell(text), waitText(text), visibleLink(name),
@@ -76,6 +77,10 @@ export function playwrightUI(page, { axe }) {
     heading: (name) => page.getByRole("heading", { name, exact: true }).waitFor(),
     fill: (label, value, { within, exact } = {}) => scope(within).getByLabel(label, { exact }).fill(value),
     value: (label) => page.getByLabel(label).inputValue(),
+    select: (label, value) => page.getByLabel(label).selectOption(value),
+    waitAlert: (text) => page.getByRole("alert").filter({ hasText: text }).waitFor(),
+    waitLink: (name, { timeout } = {}) => page.getByRole("link", { name }).waitFor({ timeout }),
+    waitRowText: (rowText, text, { timeout } = {}) => page.getByRole("row").filter({ hasText: rowText }).getByText(text).waitFor({ timeout }),
     attr: (label, name) => page.getByLabel(label).getAttribute(name),
     click: (role, name, { within } = {}) => scope(within).getByRole(role, { name, exact: true }).click(),
     waitStatus: (text, { within, timeout } = {}) => scope(within).getByRole("status").filter({ hasText: text }).waitFor({ timeout }),
@@ -83,7 +88,7 @@ export function playwrightUI(page, { axe }) {
     waitButton: (name, { within } = {}) => scope(within).getByRole("button", { name, exact: true }).waitFor(),
     regions: (name) => page.getByRole("region", { name }).count(),
     waitCell: (text) => page.getByRole("cell", { name: text, exact: true }).waitFor(),
-    waitText: (text) => page.getByText(text).waitFor(),
+    waitText: (text) => page.getByText(text).first().waitFor(),
     visibleLink: (name) => page.getByRole("link", { name }).isVisible(),
     visibleHeading: (name) => page.getByRole("heading", { name }).isVisible(),
     text: (selector) => page.locator(selector).innerText(),
@@ -113,7 +118,7 @@ export function domUI(page, { axe, timeout: defaultTimeout = 10000 }) {
     const norm = (t) => t.replace(/\s+/g, " ").trim();
     if (s.label) {
       const label = [...root.querySelectorAll("label")].find((l) => (s.exact ? norm(l.textContent) === s.label : norm(l.textContent).includes(s.label)));
-      return label ? document.getElementById(label.htmlFor) : null;
+      return label ? label.control : null;
     }
     if (s.row) {
       const rows = [...root.querySelectorAll("tr")].filter((r) => r.textContent.includes(s.row)
@@ -141,6 +146,14 @@ export function domUI(page, { axe, timeout: defaultTimeout = 10000 }) {
       await el.evaluate((e, v) => { e.value = v; e.dispatchEvent(new Event("input", { bubbles: true })); e.dispatchEvent(new Event("change", { bubbles: true })); }, value);
     },
     value: async (label) => (await element({ label }, `the field ${label}`)).evaluate((e) => e.value),
+    select: async (label, value) => {
+      const el = await element({ label }, `the select ${label}`);
+      await el.evaluate((e, v) => { e.value = v; e.dispatchEvent(new Event("input", { bubbles: true })); e.dispatchEvent(new Event("change", { bubbles: true })); }, value);
+    },
+    waitAlert: (text) => textIn("[role=alert]", text),
+    waitLink: (name, { timeout } = {}) => waitFor((n) => [...document.querySelectorAll("a[href]")].some((a) => a.textContent.trim() === n), name, timeout),
+    waitRowText: (rowText, text, { timeout } = {}) => waitFor(({ r, t }) => [...document.querySelectorAll("#view tr")]
+      .some((tr) => tr.textContent.includes(r) && tr.textContent.includes(t)), { r: rowText, t: text }, timeout),
     attr: async (label, name) => (await element({ label }, `the field ${label}`)).evaluate((e, n) => e.getAttribute(n), name),
     click: async (role, name, { within } = {}) => (await element({ role, name, within }, `the ${role} ${name}`)).click(),
     waitStatus: (text, { within, timeout } = {}) => textIn(within ? `section[aria-label="${within}"] [role=status]` : "[role=status]", text, timeout),
@@ -182,6 +195,65 @@ export async function keyboardNavigation(ui, check) {
   await ui.press("Enter");
   await ui.heading("Topics");
   check(true, "Enter follows a link");
+}
+
+// templateError: on a step's page, a broken template in the subject is
+// shown as an error, not thrown; the subject is then put back.
+export async function templateError(ui, check, { restore }) {
+  await ui.fill("subject", "Hi {{subscriber.firstName", { exact: true });
+  await ui.click("button", "Preview");
+  await ui.waitAlert("Template error in subject");
+  check(true, "a template error is shown, not thrown");
+  await ui.fill("subject", restore, { exact: true });
+}
+
+// activity: on the Activity page that lists knownTx, a trigger made
+// through the API appears without a reload, knownTx's status comes from its
+// jobs, and the status and subscriber filters apply.
+export async function activity(ui, check, { knownTx, workflowId, subscriberId, payload }) {
+  await ui.heading("Activity");
+  await ui.waitLink(knownTx);
+  const live = await api("POST", "/v1/events/trigger", { name: workflowId, to: subscriberId, payload });
+  await ui.waitLink(live.transactionId, { timeout: 10000 });
+  check(true, "a new trigger appears without a reload");
+  await ui.waitRowText(knownTx, "completed", { timeout: 10000 });
+  check(true, "a trigger's status comes from its jobs");
+  await ui.select("Status", "failed");
+  await ui.click("button", "Filter");
+  await ui.waitText("Nothing yet.");
+  await ui.select("Status", "completed");
+  await ui.fill("Subscriber ID", subscriberId);
+  await ui.click("button", "Filter");
+  await ui.waitLink(knownTx);
+  check(true, "Activity filters by status and subscriber");
+}
+
+// environmentSwitch: Development is shown; Production shows its own (empty)
+// workflows; back to Development.
+export async function environmentSwitch(ui, check, { workflowName }) {
+  await ui.nav("Workflows");
+  await ui.waitLink(workflowName);
+  check(await ui.value("Environment") === "development", "the environment shown is Development");
+  await ui.select("Environment", "production");
+  await ui.heading("Workflows");
+  await ui.waitText("Nothing yet.");
+  check(!(await ui.visibleLink(workflowName)), "Production shows its own (empty) workflows");
+  await ui.select("Environment", "development");
+  await ui.waitLink(workflowName);
+}
+
+// subscriber: a subscriber's page from the Subscribers list shows its inbox
+// messages and its preferences.
+export async function subscriber(ui, check, { subscriberId, message, workflowName }) {
+  await ui.nav("Subscribers");
+  await ui.heading("Subscribers");
+  await ui.click("link", subscriberId);
+  await ui.heading(subscriberId);
+  await ui.waitText(message);
+  check(true, "a subscriber's page shows its inbox messages");
+  await ui.waitRowText(workflowName, "in_app on");
+  check(true, "and its preferences");
+  await ui.axe("Subscriber");
 }
 
 // topic creates a topic from the Topics page, adds a subscriber to it and

@@ -37,8 +37,9 @@ const (
 // trigger in Activity with its execution details, the other pages, API key
 // masking, sign-out, the 401 and cross-origin 403 of the dashboard's own
 // requests replayed, and axe-core on every page; then firefox-test.mjs
-// checks the pages, a preview, edit and save, a test trigger in Activity
-// and the replayed 401/403 in Firefox ESR. Skipped without chromium (and the
+// runs the same checks in Firefox ESR (the steps both share are in
+// clients/dashboard-test/steps.mjs) but the first-load budget and the
+// layout preview. Skipped without chromium (and the
 // Firefox part without firefox-esr) unless CI=true. SCREENSHOT_DIR keeps
 // the pages' screenshots.
 func TestDashboardChromium(t *testing.T) {
@@ -89,7 +90,10 @@ func TestDashboardChromium(t *testing.T) {
 			t.Logf("browser-test.mjs (%s):\n%s", kind, out)
 
 			// The same front end in Firefox (firefox-test.mjs): the pages, a preview,
-			// edit and save, a test trigger in Activity, replayed 401/403, sign-out.
+			// edit and save, a test trigger in Activity (live, filters), the
+			// environment switch, a subscriber, a topic, integrations with
+			// Send test, API keys, a 375 px screen, the keyboard, replayed 401/403,
+			// sign-out.
 			if _, err := os.Stat(firefoxPath); err != nil {
 				if os.Getenv("CI") == "true" {
 					t.Fatalf("%s is required under CI=true: %v", firefoxPath, err)
