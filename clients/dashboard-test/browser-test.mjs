@@ -12,8 +12,8 @@
 //   HERALD_URL=http://127.0.0.1:3000 HERALD_API_KEY=hk_… HERALD_EMAIL=… HERALD_PASSWORD=… node browser-test.mjs
 import { mkdir } from "node:fs/promises";
 import { chromium } from "playwright-core";
-import { base, apiKey, email, password, axeSource, api, makeCheck, playwrightUI,
-  keyboardNavigation, templateError, activity, environmentSwitch, subscriber, topic, integrations, apiKeys, narrowScreen } from "./steps.mjs";
+import { base, email, password, axeSource, api, makeCheck, playwrightUI, keyboardNavigation,
+  templateError, activity, subscriber, topic, integrations, apiKeys, environmentSwitch, layoutPreview, narrowScreen } from "./steps.mjs";
 
 const shots = process.env.SCREENSHOT_DIR;
 const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
@@ -139,24 +139,7 @@ try {
   await environmentSwitch(ui, check, { workflowName: "Dashboard welcome" });
 
   // A step in a layout, with translations: the preview is what a send is.
-  await api("POST", "/v2/layouts", { layoutId: "brand", name: "Brand" });
-  await api("PUT", "/v2/layouts/brand", { name: "Brand", controlValues: { email: { editorType: "html",
-    body: "<html><body><h1>Brand for {{subscriber.firstName}}</h1>{{ content }}</body></html>" } } });
-  await api("POST", "/v2/workflows", { name: "Dashboard branded", workflowId: "dashboard-branded", steps: [{ name: "Mail", stepId: "mail",
-    type: "email", controlValues: { subject: "{{t.subject}}", body: "<p>{{t.greeting}}</p>", layoutId: "brand" } }] });
-  await api("POST", "/v2/translations", { resourceId: "dashboard-branded", resourceType: "workflow", locale: "en_US",
-    content: { subject: "Translated subject", greeting: "Translated greeting" } });
-  await page.goto(`${base}/dashboard/#/workflows/dashboard-branded`);
-  await page.getByRole("heading", { name: "Dashboard branded" }).waitFor();
-  await page.getByRole("button", { name: "Preview" }).click();
-  await page.locator(".preview").getByText("Translated subject").waitFor();
-  const branded = await page.locator(".preview").innerText();
-  check(branded.includes("<h1>Brand for Ada</h1><p>Translated greeting</p>"), "a step in a layout previews wrapped and translated");
-  await page.getByLabel("subject", { exact: true }).fill("{{t.subject}} for {{context.tenant.data.name}}");
-  await page.getByLabel("Context (JSON, optional)").fill('{"tenant": {"id": "acme", "data": {"name": "Acme"}}}');
-  await page.getByRole("button", { name: "Preview" }).click();
-  await page.locator(".preview").getByText("Translated subject for Acme").waitFor();
-  check(true, "a preview binds the contexts given");
+  await layoutPreview(ui, check, { layoutId: "brand", workflowId: "dashboard-branded", workflowName: "Dashboard branded" });
 
   // A narrow screen: nothing wider than the window (tables scroll in
   // their own box).

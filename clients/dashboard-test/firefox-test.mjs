@@ -1,21 +1,24 @@
 // The dashboard in Firefox (Debian's firefox-esr, driven over WebDriver
-// BiDi by puppeteer-core): the same checks as browser-test.mjs (Chromium)
-// but the page-load budget: sign-in (wrong, then right with the keyboard),
-// Tab and Enter through the navigation, every page (each checked by
-// axe-core), a step's preview, editing and saving the step (the public API
-// returns it, in the order written), a test trigger that appears in
-// Activity with its execution details, a topic with a member added and
-// removed, integrations (the catalogue, a credential form, Send test to a
-// local fake, deactivate, edit, delete), an API key shown once then masked
-// and revoked, a 375 px screen, the dashboard's requests replayed without
-// the cookie (401) and from another origin with it (403), sign-out (the
-// old cookie then gets 401), and no console or page errors. The steps both
-// browsers run are in steps.mjs. Run by internal/e2e TestDashboardChromium
-// when /usr/bin/firefox-esr exists, or by hand:
+// BiDi by puppeteer-core): the checks browser-test.mjs runs in Chromium.
+// The first load (interactive within 2 s, under 500 KB), sign-in (wrong:
+// an error and no cookie; right, with Enter: an HttpOnly SameSite=Strict
+// cookie), Tab and Enter through the navigation, every page (each checked
+// by axe-core), a step's preview (rendered, and a template error), editing
+// and saving the step (the public API returns it, in the order written), a
+// test trigger in Activity with its execution details, a new trigger
+// without a reload, the status and filters, a subscriber's page, a topic
+// with a member added and removed, integrations (the catalogue, a
+// credential form, Send test to a local fake, deactivate, edit, delete), an
+// API key shown once then masked and revoked, the environment switch, a
+// step in a layout with translations, a 375 px screen, the dashboard's
+// requests replayed without the cookie (401) and from another origin with
+// it (403), sign-out (the old cookie then gets 401), and no console or page
+// errors. The steps both browsers run are in steps.mjs. Run by internal/e2e
+// TestDashboardChromium when /usr/bin/firefox-esr exists, or by hand:
 //   HERALD_URL=… HERALD_API_KEY=… HERALD_EMAIL=… HERALD_PASSWORD=… node firefox-test.mjs
 import puppeteer from "puppeteer-core";
-import { base, email, password, axeSource, api as apiCall, makeCheck, domUI,
-  keyboardNavigation, templateError, activity, environmentSwitch, subscriber, topic, integrations, apiKeys, narrowScreen } from "./steps.mjs";
+import { base, email, password, axeSource, api as apiCall, makeCheck, domUI, firstLoad, keyboardNavigation,
+  templateError, activity, subscriber, topic, integrations, apiKeys, environmentSwitch, layoutPreview, narrowScreen } from "./steps.mjs";
 
 const executablePath = process.env.FIREFOX || "/usr/bin/firefox-esr";
 const check = makeCheck("Firefox: ");
@@ -53,8 +56,10 @@ try {
   page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
   page.on("requestfailed", (r) => problems.push(`request failed: ${r.url()}`));
 
-  await page.goto(`${base}/dashboard/`);
+  const ui = domUI(page, { axe: (name) => axe(page, name) });
+  await firstLoad(ui, check);
   await visible(page, "#signin");
+  await axe(page, "Sign-in");
   await page.type("#email", email);
   await page.type("#password", "not the password");
   await page.click("#signin-form button[type=submit]");
@@ -68,7 +73,6 @@ try {
   await page.keyboard.press("Enter"); // the keyboard alone signs in
   await visible(page, "#app");
   check((await text(page, "#who")) === email, "signed in with the keyboard");
-  const ui = domUI(page, { axe: (name) => axe(page, name) });
   await keyboardNavigation(ui, check);
 
   for (const [nav, h1] of [["workflows", "Workflows"], ["activity", "Activity"], ["subscribers", "Subscribers"], ["topics", "Topics"],
@@ -119,6 +123,7 @@ try {
   await integrations(ui, check, { name: "Firefox hook" });
   await apiKeys(ui, check);
   await environmentSwitch(ui, check, { workflowName: "Firefox check" });
+  await layoutPreview(ui, check, { layoutId: "firefox-brand", workflowId: "firefox-branded", workflowName: "Firefox branded" });
   await narrowScreen(ui, check, { workflowId: "firefox-check", workflowName: "Firefox check" });
 
   // The dashboard's requests replayed, as a page of another origin would.

@@ -64,7 +64,7 @@ export async function startHook() {
 // waitRowText(rowText, text, {timeout}), attr(label, name), click(role, name, {within}) with role
 // "button" or "link", waitStatus(text, {within, timeout}), waitRegion(name),
 // waitButton(name, {within}),
-// regions(name), waitCell(text), waitText(text), visibleLink(name),
+// regions(name), waitCell(text), waitText(text), waitTextIn(selector, text), visibleLink(name),
 // visibleHeading(name), text(selector), clickRowButton(rowText, button),
 // waitRowWithout(rowText, notText), acceptNextDialog(), focusStart(),
 // press(key), setViewport(w, h), evaluate(fn, arg), html(), axe(name).
@@ -89,6 +89,7 @@ export function playwrightUI(page, { axe }) {
     regions: (name) => page.getByRole("region", { name }).count(),
     waitCell: (text) => page.getByRole("cell", { name: text, exact: true }).waitFor(),
     waitText: (text) => page.getByText(text).first().waitFor(),
+    waitTextIn: (selector, text) => page.locator(selector).getByText(text).first().waitFor(),
     visibleLink: (name) => page.getByRole("link", { name }).isVisible(),
     visibleHeading: (name) => page.getByRole("heading", { name }).isVisible(),
     text: (selector) => page.locator(selector).innerText(),
@@ -158,11 +159,12 @@ export function domUI(page, { axe, timeout: defaultTimeout = 10000 }) {
     click: async (role, name, { within } = {}) => (await element({ role, name, within }, `the ${role} ${name}`)).click(),
     waitStatus: (text, { within, timeout } = {}) => textIn(within ? `section[aria-label="${within}"] [role=status]` : "[role=status]", text, timeout),
     waitRegion: (name) => waitFor((n) => !!document.querySelector(`section[aria-label="${CSS.escape(n)}"]`), name),
-    waitButton: (name, { within } = {}) => waitFor((s) => [...document.querySelectorAll(s.within ? `section[aria-label="${CSS.escape(s.within)}"] button` : "#view button")]
-      .some((b) => b.textContent.trim() === s.name), { name, within }),
+    waitButton: (name, { within } = {}) => waitFor((s) => [...document.querySelectorAll(s.within ? `section[aria-label="${CSS.escape(s.within)}"] button` : "button")]
+      .some((b) => b.textContent.trim() === s.name && b.offsetParent !== null), { name, within }),
     regions: (name) => page.evaluate((n) => document.querySelectorAll(`section[aria-label="${CSS.escape(n)}"]`).length, name),
     waitCell: (text) => waitFor((t) => [...document.querySelectorAll("#view td")].some((td) => td.textContent.trim() === t), text),
     waitText: (text) => textIn("#view", text),
+    waitTextIn: (selector, text) => textIn(selector, text),
     visibleLink: async (name) => !!(await find({ role: "link", name })).asElement(),
     visibleHeading: (name) => page.evaluate((n) => [...document.querySelectorAll("#view h1, #view h2, #view h3")]
       .some((e) => e.textContent.includes(n) && e.offsetParent !== null), name),
@@ -181,6 +183,20 @@ export function domUI(page, { axe, timeout: defaultTimeout = 10000 }) {
 }
 
 // ---- Steps -------------------------------------------------------------------
+
+// firstLoad: a fresh browser's first load of /dashboard/ is interactive (the
+// Sign in button shown) within 2 s and transfers less than 500 KB, counted
+// by the page's own Performance API (bytes on the wire, compressed).
+export async function firstLoad(ui, check) {
+  const began = Date.now();
+  await ui.goto("");
+  await ui.waitButton("Sign in");
+  const interactive = Date.now() - began;
+  check(interactive < 2000, `the sign-in form is interactive within 2 s (${interactive} ms)`);
+  const bytes = await ui.evaluate(() => [...performance.getEntriesByType("navigation"), ...performance.getEntriesByType("resource")]
+    .reduce((sum, e) => sum + (e.transferSize || e.encodedBodySize || 0), 0));
+  check(bytes > 0 && bytes < 500_000, `the first load of /dashboard/ transfers less than 500 KB (${bytes} bytes)`);
+}
 
 // keyboardNavigation: from the top of the signed-in page, Tab reaches the
 // navigation's Topics link and Enter follows it.
@@ -366,4 +382,27 @@ export async function narrowScreen(ui, check, { workflowId, workflowName }, back
     check(scroll <= client && client <= 375, `${heading} fits a 375 px wide screen (${scroll} px in ${client} px${wide.length ? `; too wide: ${wide.join(", ")}` : ""})`);
   }
   await ui.setViewport(back.width, back.height);
+}
+
+// layoutPreview: a step in a layout, with translations, previews wrapped
+// and translated (what a send is), and with the contexts given bound.
+export async function layoutPreview(ui, check, { layoutId, workflowId, workflowName }) {
+  await api("POST", "/v2/layouts", { layoutId, name: "Brand" });
+  await api("PUT", `/v2/layouts/${layoutId}`, { name: "Brand", controlValues: { email: { editorType: "html",
+    body: "<html><body><h1>Brand for {{subscriber.firstName}}</h1>{{ content }}</body></html>" } } });
+  await api("POST", "/v2/workflows", { name: workflowName, workflowId, steps: [{ name: "Mail", stepId: "mail",
+    type: "email", controlValues: { subject: "{{t.subject}}", body: "<p>{{t.greeting}}</p>", layoutId } }] });
+  await api("POST", "/v2/translations", { resourceId: workflowId, resourceType: "workflow", locale: "en_US",
+    content: { subject: "Translated subject", greeting: "Translated greeting" } });
+  await ui.goto(`#/workflows/${workflowId}`);
+  await ui.heading(workflowName);
+  await ui.click("button", "Preview");
+  await ui.waitTextIn(".preview", "Translated subject");
+  const branded = await ui.text(".preview");
+  check(branded.includes("<h1>Brand for Ada</h1><p>Translated greeting</p>"), "a step in a layout previews wrapped and translated");
+  await ui.fill("subject", "{{t.subject}} for {{context.tenant.data.name}}", { exact: true });
+  await ui.fill("Context (JSON, optional)", '{"tenant": {"id": "acme", "data": {"name": "Acme"}}}');
+  await ui.click("button", "Preview");
+  await ui.waitTextIn(".preview", "Translated subject for Acme");
+  check(true, "a preview binds the contexts given");
 }
