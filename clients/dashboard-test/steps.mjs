@@ -256,6 +256,20 @@ export async function environmentSwitch(ui, check, { workflowName }) {
   check(!(await ui.visibleLink(workflowName)), "Production shows its own (empty) workflows");
   await ui.select("Environment", "development");
   await ui.waitLink(workflowName);
+  // With the keyboard alone: Tab to the environment, an arrow key switches.
+  await ui.focusStart();
+  let reached = false;
+  for (let i = 0; i < 20 && !reached; i++) {
+    await ui.press("Tab");
+    reached = await ui.evaluate(() => document.activeElement?.id === "env");
+  }
+  check(reached, "the environment is reachable with Tab");
+  await ui.press("ArrowDown");
+  await ui.waitText("Nothing yet.");
+  check(await ui.value("Environment") === "production", "an arrow key switches it to Production");
+  await ui.press("ArrowUp");
+  await ui.waitLink(workflowName);
+  check(await ui.value("Environment") === "development", "and back to Development");
 }
 
 // subscriber: a subscriber's page from the Subscribers list shows its inbox
