@@ -122,6 +122,7 @@ try {
   await axe("Activity");
   await page.getByRole("link", { name: testTx }).click();
   await page.getByRole("heading", { name: `Trigger ${testTx}` }).waitFor();
+  const triggerHash = await page.evaluate(() => location.hash);
   await page.locator(".job ol.details li").filter({ hasText: "In-app message created" }).waitFor({ timeout: 10000 });
   await page.locator(".card").filter({ hasText: "Edited: From the test trigger" }).waitFor({ timeout: 10000 });
   check(true, "the trigger's page shows its step's execution details and the rendered message");
@@ -143,7 +144,8 @@ try {
 
   // A narrow screen: nothing wider than the window (tables scroll in
   // their own box).
-  await narrowScreen(ui, check, { workflowId: "dashboard-welcome", workflowName: "Dashboard welcome" });
+  await narrowScreen(ui, check, { workflowId: "dashboard-welcome", workflowName: "Dashboard welcome", subscriberId: "ada",
+    triggerHash, triggerTx: testTx });
 
   check(problems.length === 0, `no console errors and no failed requests${problems.length ? `: ${problems.join("; ")}` : ""}`);
 

@@ -113,6 +113,7 @@ try {
   await activity(ui, check, { knownTx: tx, workflowId: "firefox-check", subscriberId: "firefox-ada", payload: { x: "Live" } });
   await page.evaluate((t) => [...document.querySelectorAll("#view a")].find((a) => a.textContent === t).click(), tx);
   await heading(page, `Trigger ${tx}`);
+  const triggerHash = await page.evaluate(() => location.hash);
   await textAppears(page, ".job ol.details li", "In-app message created", 15000);
   await textAppears(page, ".card", "Saved in Firefox: test trigger", 15000);
   check(true, "the trigger's page shows its execution details and message");
@@ -124,7 +125,8 @@ try {
   await apiKeys(ui, check);
   await environmentSwitch(ui, check, { workflowName: "Firefox check" });
   await layoutPreview(ui, check, { layoutId: "firefox-brand", workflowId: "firefox-branded", workflowName: "Firefox branded" });
-  await narrowScreen(ui, check, { workflowId: "firefox-check", workflowName: "Firefox check" });
+  await narrowScreen(ui, check, { workflowId: "firefox-check", workflowName: "Firefox check", subscriberId: "firefox-ada",
+    triggerHash, triggerTx: tx });
 
   // The dashboard's requests replayed, as a page of another origin would.
   const cookies = await page.cookies();

@@ -380,17 +380,21 @@ export async function apiKeys(ui, check) {
 
 // narrowScreen: at 375 px nothing is wider than the window (tables scroll
 // in their own box); the viewport is put back after.
-export async function narrowScreen(ui, check, { workflowId, workflowName }, back = { width: 1200, height: 900 }) {
+export async function narrowScreen(ui, check, { workflowId, workflowName, subscriberId, triggerHash, triggerTx }, back = { width: 1200, height: 900 }) {
   await ui.setViewport(375, 800);
-  for (const [hash, heading] of [[`#/workflows/${workflowId}`, workflowName], ["#/activity", "Activity"], ["#/integrations", "Integrations"]]) {
+  for (const [hash, heading] of [["#/workflows", "Workflows"], [`#/workflows/${workflowId}`, workflowName], ["#/activity", "Activity"],
+    [triggerHash, `Trigger ${triggerTx}`], ["#/subscribers", "Subscribers"], [`#/subscribers/${subscriberId}`, subscriberId],
+    ["#/topics", "Topics"], ["#/integrations", "Integrations"], ["#/integrations/new/sendgrid", "Add SendGrid"], ["#/api-keys", "API keys"]]) {
     await ui.goto(hash);
     await ui.heading(heading);
     // The window less a classic scrollbar (Firefox's takes room, Chromium's
     // headless one does not): nothing may scroll sideways.
     const { scroll, client, wide } = await ui.evaluate(() => {
       const root = document.documentElement;
-      const wide = [...document.querySelectorAll("#app *")].filter((el) => el.getBoundingClientRect().right > root.clientWidth + 0.5
-        && !el.closest(".table-wrap, pre")).slice(0, 3).map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}${el.className ? `.${el.className}` : ""}`);
+      // What sticks out: a box past the window, or a box whose content
+      // overflows it (a long word), outside the boxes that scroll.
+      const wide = [...document.querySelectorAll("#app *")].filter((el) => !el.closest(".table-wrap, pre")
+        && (el.getBoundingClientRect().right > root.clientWidth + 0.5 || el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0)).slice(0, 3).map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}${el.className ? `.${el.className}` : ""}`);
       return { scroll: root.scrollWidth, client: root.clientWidth, wide };
     });
     check(scroll <= client && client <= 375, `${heading} fits a 375 px wide screen (${scroll} px in ${client} px${wide.length ? `; too wide: ${wide.join(", ")}` : ""})`);
