@@ -6,41 +6,20 @@
 // Activity without a reload and its execution details, the other pages,
 // API key masking, sign-out, and the data routes' 401 and cross-origin 403
 // by replaying the dashboard's own requests. axe-core runs on every page.
+// The steps firefox-test.mjs runs too (keyboard navigation, a topic,
+// integrations with Send test, API keys, a 375 px screen) are in steps.mjs.
 // Run by internal/e2e TestDashboardChromium, or by hand:
 //   HERALD_URL=http://127.0.0.1:3000 HERALD_API_KEY=hk_… HERALD_EMAIL=… HERALD_PASSWORD=… node browser-test.mjs
-import { readFile, mkdir } from "node:fs/promises";
-import { createRequire } from "node:module";
-import { createServer } from "node:http";
+import { mkdir } from "node:fs/promises";
 import { chromium } from "playwright-core";
+import { base, email, password, axeSource, api, makeCheck, playwrightUI, keyboardNavigation,
+  templateError, activity, subscriber, topic, integrations, apiKeys, environmentSwitch, layoutPreview, narrowScreen } from "./steps.mjs";
 
-const base = process.env.HERALD_URL;
-const apiKey = process.env.HERALD_API_KEY;
-const email = process.env.HERALD_EMAIL;
-const password = process.env.HERALD_PASSWORD;
 const shots = process.env.SCREENSHOT_DIR;
 const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
-if (!base || !apiKey || !email || !password) {
-  console.error("HERALD_URL, HERALD_API_KEY, HERALD_EMAIL and HERALD_PASSWORD are required");
-  process.exit(2);
-}
 if (shots) await mkdir(shots, { recursive: true });
-const axeSource = await readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
-async function api(method, path, body) {
-  const res = await fetch(base + path, {
-    method,
-    headers: { Authorization: `ApiKey ${apiKey}`, "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
-
-function check(cond, what) {
-  if (!cond) throw new Error(what);
-  console.log("ok -", what);
-}
+const check = makeCheck();
 
 const browser = await chromium.launch({
   executablePath,
@@ -103,16 +82,8 @@ try {
     check(await page.getByRole("link", { name, exact: true }).isVisible(), `the navigation links ${name}`);
   }
   check((await page.getByLabel("Environment").inputValue()) === "development", "the environment shown is Development");
-  // Keyboard: Tab reaches the navigation, Enter follows a link.
-  await page.locator("body").focus();
-  let reached = false;
-  for (let i = 0; i < 20 && !reached; i++) {
-    await page.keyboard.press("Tab");
-    reached = await page.evaluate(() => document.activeElement && document.activeElement.textContent === "Topics");
-  }
-  check(reached, "the navigation is reachable with Tab");
-  await page.keyboard.press("Enter");
-  await page.getByRole("heading", { name: "Topics" }).waitFor();
+  const ui = playwrightUI(page, { axe });
+  await keyboardNavigation(ui, check); // Tab reaches the navigation, Enter follows a link
   await page.getByRole("link", { name: "Workflows", exact: true }).click();
 
   // Workflows and a workflow's step.
@@ -125,12 +96,8 @@ try {
   await page.locator(".preview").getByText("Hello from the preview").waitFor();
   check(await page.locator(".preview").getByText("Hi Ada").isVisible(), "the preview renders the step with the payload and a sample subscriber");
   await axe("Workflow");
-  const subject = page.getByLabel("subject", { exact: true });
-  await subject.fill("Hi {{subscriber.firstName");
-  await page.getByRole("button", { name: "Preview" }).click();
-  await page.getByRole("alert").filter({ hasText: "Template error in subject" }).waitFor();
-  check(true, "a template error is shown, not thrown");
-  await subject.fill("Welcome {{subscriber.firstName}}");
+  await templateError(ui, check, { restore: "Hi {{subscriber.firstName}}" });
+  await page.getByLabel("subject", { exact: true }).fill("Welcome {{subscriber.firstName}}");
   await page.getByLabel("body", { exact: true }).fill("Edited: {{payload.greeting}}");
   await page.getByRole("button", { name: "Save" }).click();
   await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
@@ -151,159 +118,34 @@ try {
   await page.getByRole("link", { name: first.transactionId }).waitFor();
   await page.getByRole("link", { name: testTx }).waitFor();
   check(true, "Activity lists the triggers");
-  const live = await api("POST", "/v1/events/trigger", { name: "dashboard-welcome", to: "ada", payload: { greeting: "Live" } });
-  await page.getByRole("link", { name: live.transactionId }).waitFor({ timeout: 10000 });
-  check(true, "a new trigger appears without a reload");
-  await page.getByRole("row").filter({ hasText: first.transactionId }).getByText("completed").waitFor({ timeout: 10000 });
-  check(true, "a trigger's status comes from its jobs");
-  await page.getByLabel("Status").selectOption("failed");
-  await page.getByRole("button", { name: "Filter" }).click();
-  await page.getByText("Nothing yet.").waitFor();
-  await page.getByLabel("Status").selectOption("completed");
-  await page.getByLabel("Subscriber ID").fill("ada");
-  await page.getByRole("button", { name: "Filter" }).click();
-  await page.getByRole("link", { name: first.transactionId }).waitFor();
-  check(true, "Activity filters by status and subscriber");
+  await activity(ui, check, { knownTx: first.transactionId, workflowId: "dashboard-welcome", subscriberId: "ada", payload: { greeting: "Live" } });
   await axe("Activity");
   await page.getByRole("link", { name: testTx }).click();
   await page.getByRole("heading", { name: `Trigger ${testTx}` }).waitFor();
+  const triggerHash = await page.evaluate(() => location.hash);
   await page.locator(".job ol.details li").filter({ hasText: "In-app message created" }).waitFor({ timeout: 10000 });
   await page.locator(".card").filter({ hasText: "Edited: From the test trigger" }).waitFor({ timeout: 10000 });
   check(true, "the trigger's page shows its step's execution details and the rendered message");
   await axe("Trigger");
 
   // The other pages, with real data.
-  await page.getByRole("link", { name: "Subscribers", exact: true }).click();
-  await page.getByRole("link", { name: "ada", exact: true }).click();
-  await page.getByRole("heading", { name: "ada" }).waitFor();
-  check(await page.getByText("Edited: From the test trigger").first().isVisible(), "a subscriber's page shows its inbox messages");
-  check(await page.getByRole("row").filter({ hasText: "Dashboard welcome" }).filter({ hasText: "in_app on" }).isVisible(),
-    "and its preferences");
-  await axe("Subscriber");
-  await page.getByRole("link", { name: "Topics", exact: true }).click();
-  await page.getByRole("heading", { name: "Topics" }).waitFor();
-  await axe("Topics");
-  await page.getByLabel("Key").fill("news");
-  await page.getByLabel("Name").fill("News");
-  await page.getByRole("button", { name: "Create topic" }).click();
-  await page.getByRole("heading", { name: "News" }).waitFor();
-  await page.getByLabel("Subscriber ID").fill("ada");
-  await page.getByRole("button", { name: "Add" }).click();
-  await page.getByRole("cell", { name: "ada", exact: true }).waitFor();
-  const members = await api("GET", "/v2/topics/news/subscriptions");
-  check(members.data.length === 1, "a topic is created and a subscriber added from the page");
-  await axe("Topic");
-  await page.getByRole("button", { name: "Remove" }).click();
-  await page.getByText("Nothing yet.").waitFor();
-  check((await api("GET", "/v2/topics/news/subscriptions")).data.length === 0, "and removed");
-  await page.getByRole("link", { name: "Integrations", exact: true }).click();
-  await page.getByRole("heading", { name: "Integrations" }).waitFor();
-  await page.getByRole("region", { name: "Herald Inbox" }).waitFor();
-  check(await page.getByRole("region", { name: "Herald Inbox" }).count() === 1, "Integrations lists the environment's own");
-  await axe("Integrations");
-  // A provider from the catalogue, its credential form, and Send test
-  // through it to a local fake (herald serve runs with
-  // HERALD_ALLOW_PRIVATE_NETWORKS=true).
-  const received = [];
-  const hook = createServer((req, res) => {
-    let body = "";
-    req.on("data", (c) => { body += c; });
-    req.on("end", () => { received.push(body); res.writeHead(200, { "Content-Type": "application/json" }); res.end('{"ok":true}'); });
-  });
-  await new Promise((resolve) => hook.listen(0, "127.0.0.1", resolve));
-  try {
-    check(await page.getByRole("heading", { name: "Email" }).isVisible() && await page.getByRole("link", { name: "SendGrid" }).isVisible()
-      && await page.getByRole("link", { name: "Twilio" }).isVisible(), "the provider catalogue is grouped by channel with names users know");
-    await page.getByRole("link", { name: "SendGrid" }).click();
-    await page.getByRole("heading", { name: "Add SendGrid" }).waitFor();
-    check(await page.getByLabel("apiKey (required)").getAttribute("type") === "password", "the credential form comes from the registry, secrets masked");
-    await axe("Add integration");
-    await page.getByRole("link", { name: "← Integrations" }).click();
-    await page.getByRole("link", { name: "Chat webhook" }).click();
-    await page.getByLabel("Name").fill("Local hook");
-    await page.getByRole("button", { name: "Create integration" }).click();
-    const card = page.getByRole("region", { name: "Local hook" });
-    await card.waitFor();
-    await card.getByLabel("Send a test to").fill(`http://127.0.0.1:${hook.address().port}/hook`);
-    await card.getByRole("button", { name: "Send test" }).click();
-    await card.getByRole("status").filter({ hasText: "Sent" }).waitFor({ timeout: 15000 });
-    check(received.length === 1 && received[0].includes("test message sent from Herald"), "Send test went through the provider to the local fake");
-    await card.getByRole("button", { name: "Deactivate" }).click();
-    await page.getByRole("region", { name: "Local hook" }).getByRole("button", { name: "Activate" }).waitFor();
-    check(true, "an integration is deactivated from the page");
-    await page.getByRole("link", { name: "Edit Local hook" }).click();
-    await page.getByRole("heading", { name: "Edit Local hook" }).waitFor();
-    await page.getByLabel("webhookUrl (optional)").fill("https://hooks.example.com/edited");
-    await page.getByRole("button", { name: "Save integration" }).click();
-    await page.getByRole("link", { name: "Edit Local hook" }).click();
-    await page.getByRole("heading", { name: "Edit Local hook" }).waitFor();
-    check(await page.getByLabel("webhookUrl (optional)").inputValue() === "https://hooks.example.com/edited", "an integration's credentials are edited");
-    await axe("Edit integration");
-    page.once("dialog", (d) => d.accept());
-    await page.getByRole("button", { name: "Delete integration" }).click();
-    await page.getByRole("heading", { name: "Integrations" }).waitFor();
-    await page.getByRole("region", { name: "Herald Inbox" }).waitFor();
-    check(await page.getByRole("region", { name: "Local hook" }).count() === 0, "and deleted");
-  } finally {
-    hook.close();
-  }
-  await page.getByRole("link", { name: "API keys", exact: true }).click();
-  await page.getByRole("heading", { name: "API keys" }).waitFor();
-  check(!(await page.content()).includes(apiKey), "API keys are listed masked");
-  await page.getByRole("button", { name: "Create API key" }).click();
-  const newKey = await page.locator(".new-key").innerText();
-  check(/^hk_[0-9a-f]{64}$/.test(newKey), "a new key is shown once");
-  await page.getByRole("button", { name: "Done" }).click();
-  await page.getByRole("button", { name: "Create API key" }).waitFor();
-  check(!(await page.content()).includes(newKey), "and masked from then on");
-  const newRow = page.getByRole("row").filter({ hasText: newKey.slice(0, 7) }).filter({ has: page.getByRole("button", { name: "Revoke" }) });
-  page.once("dialog", (d) => d.accept());
-  await newRow.last().getByRole("button", { name: "Revoke" }).click();
-  await page.getByRole("row").filter({ hasText: newKey.slice(0, 7) }).filter({ hasNotText: "—" }).first().waitFor();
-  const revoked = await fetch(`${base}/v2/subscribers`, { headers: { Authorization: `ApiKey ${newKey}` } });
-  check(revoked.status === 401, "a key revoked from the page is refused");
-  await axe("API keys");
+  await subscriber(ui, check, { subscriberId: "ada", message: "Edited: From the test trigger", workflowName: "Dashboard welcome" });
+  // The steps firefox-test.mjs runs too (steps.mjs): a topic, integrations
+  // with Send test to a local fake, API keys.
+  await topic(ui, check, { key: "news", name: "News", subscriberId: "ada" });
+  await integrations(ui, check, { name: "Local hook" });
+  await apiKeys(ui, check);
 
   // The environment switch.
-  await page.getByRole("link", { name: "Workflows", exact: true }).click();
-  await page.getByRole("link", { name: "Dashboard welcome" }).waitFor();
-  await page.getByLabel("Environment").selectOption("production");
-  await page.getByRole("heading", { name: "Workflows" }).waitFor();
-  await page.getByText("Nothing yet.").waitFor();
-  check(!(await page.getByRole("link", { name: "Dashboard welcome" }).isVisible()), "Production shows its own (empty) workflows");
-  await page.getByLabel("Environment").selectOption("development");
-  await page.getByRole("link", { name: "Dashboard welcome" }).waitFor();
+  await environmentSwitch(ui, check, { workflowName: "Dashboard welcome" });
 
   // A step in a layout, with translations: the preview is what a send is.
-  await api("POST", "/v2/layouts", { layoutId: "brand", name: "Brand" });
-  await api("PUT", "/v2/layouts/brand", { name: "Brand", controlValues: { email: { editorType: "html",
-    body: "<html><body><h1>Brand for {{subscriber.firstName}}</h1>{{ content }}</body></html>" } } });
-  await api("POST", "/v2/workflows", { name: "Dashboard branded", workflowId: "dashboard-branded", steps: [{ name: "Mail", stepId: "mail",
-    type: "email", controlValues: { subject: "{{t.subject}}", body: "<p>{{t.greeting}}</p>", layoutId: "brand" } }] });
-  await api("POST", "/v2/translations", { resourceId: "dashboard-branded", resourceType: "workflow", locale: "en_US",
-    content: { subject: "Translated subject", greeting: "Translated greeting" } });
-  await page.goto(`${base}/dashboard/#/workflows/dashboard-branded`);
-  await page.getByRole("heading", { name: "Dashboard branded" }).waitFor();
-  await page.getByRole("button", { name: "Preview" }).click();
-  await page.locator(".preview").getByText("Translated subject").waitFor();
-  const branded = await page.locator(".preview").innerText();
-  check(branded.includes("<h1>Brand for Ada</h1><p>Translated greeting</p>"), "a step in a layout previews wrapped and translated");
-  await page.getByLabel("subject", { exact: true }).fill("{{t.subject}} for {{context.tenant.data.name}}");
-  await page.getByLabel("Context (JSON, optional)").fill('{"tenant": {"id": "acme", "data": {"name": "Acme"}}}');
-  await page.getByRole("button", { name: "Preview" }).click();
-  await page.locator(".preview").getByText("Translated subject for Acme").waitFor();
-  check(true, "a preview binds the contexts given");
+  await layoutPreview(ui, check, { layoutId: "brand", workflowId: "dashboard-branded", workflowName: "Dashboard branded" });
 
   // A narrow screen: nothing wider than the window (tables scroll in
   // their own box).
-  await page.setViewportSize({ width: 375, height: 800 });
-  for (const [hash, heading] of [["#/workflows/dashboard-welcome", "Dashboard welcome"], ["#/activity", "Activity"], ["#/integrations", "Integrations"]]) {
-    await page.goto(`${base}/dashboard/${hash}`);
-    await page.getByRole("heading", { name: heading, exact: true }).waitFor();
-    const width = await page.evaluate(() => document.documentElement.scrollWidth);
-    check(width <= 375, `${heading} fits a 375 px wide screen (${width} px)`);
-  }
-  await page.setViewportSize({ width: 1200, height: 900 });
+  await narrowScreen(ui, check, { workflowId: "dashboard-welcome", workflowName: "Dashboard welcome", subscriberId: "ada",
+    triggerHash, triggerTx: testTx });
 
   check(problems.length === 0, `no console errors and no failed requests${problems.length ? `: ${problems.join("; ")}` : ""}`);
 

@@ -37,8 +37,8 @@ const (
 // trigger in Activity with its execution details, the other pages, API key
 // masking, sign-out, the 401 and cross-origin 403 of the dashboard's own
 // requests replayed, and axe-core on every page; then firefox-test.mjs
-// checks the pages, a preview, edit and save, a test trigger in Activity
-// and the replayed 401/403 in Firefox ESR. Skipped without chromium (and the
+// runs the same checks in Firefox ESR (the steps both share are in
+// clients/dashboard-test/steps.mjs). Skipped without chromium (and the
 // Firefox part without firefox-esr) unless CI=true. SCREENSHOT_DIR keeps
 // the pages' screenshots.
 func TestDashboardChromium(t *testing.T) {
@@ -88,8 +88,11 @@ func TestDashboardChromium(t *testing.T) {
 			require.NoError(t, err, "browser-test.mjs failed (%s); its output:\n%s", kind, out)
 			t.Logf("browser-test.mjs (%s):\n%s", kind, out)
 
-			// The same front end in Firefox (firefox-test.mjs): the pages, a preview,
-			// edit and save, a test trigger in Activity, replayed 401/403, sign-out.
+			// The same front end in Firefox (firefox-test.mjs): the first load,
+			// the keyboard, the pages, a preview, edit and save, a test trigger
+			// in Activity (live, filters), the environment switch, a
+			// subscriber, a topic, integrations with Send test, API keys, a
+			// layout preview, a 375 px screen, replayed 401/403, sign-out.
 			if _, err := os.Stat(firefoxPath); err != nil {
 				if os.Getenv("CI") == "true" {
 					t.Fatalf("%s is required under CI=true: %v", firefoxPath, err)

@@ -1,0 +1,426 @@
+// What browser-test.mjs (Chromium, playwright-core) and firefox-test.mjs
+// (Firefox, puppeteer-core over WebDriver BiDi) share: the environment, the
+// public API client, check(), axe-core's source, a local fake webhook, and
+// the page-level steps both run (keyboard navigation, a topic and its
+// members, integrations with Send test, edit and delete, API key creation
+// and revocation, a 375 px screen). A step drives the page through a thin
+// adapter `ui` (playwrightUI or domUI below) so that both browsers run the
+// same checks; each adapter finds things the way its driver does best
+// (Playwright by ARIA role and accessible name, the other by the DOM the
+// dashboard builds: labels' `for`, buttons' text, sections' aria-label).
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { createServer } from "node:http";
+
+export const base = process.env.HERALD_URL;
+export const apiKey = process.env.HERALD_API_KEY;
+export const email = process.env.HERALD_EMAIL;
+export const password = process.env.HERALD_PASSWORD;
+if (!base || !apiKey || !email || !password) {
+  console.error("HERALD_URL, HERALD_API_KEY, HERALD_EMAIL and HERALD_PASSWORD are required");
+  process.exit(2);
+}
+export const axeSource = await readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+// api calls the public API with the API key; a 409 (made by an earlier run)
+// is accepted where okConflict is set.
+export async function api(method, path, body, { okConflict = false } = {}) {
+  const res = await fetch(base + path, {
+    method,
+    headers: { Authorization: `ApiKey ${apiKey}`, "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status === 409 && okConflict) return null;
+  if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+// makeCheck returns check(cond, what): it throws unless cond, else prints
+// "ok - <prefix><what>".
+export function makeCheck(prefix = "") {
+  return (cond, what) => {
+    if (!cond) throw new Error(prefix + what);
+    console.log("ok -", prefix + what);
+  };
+}
+
+// startHook runs a local fake webhook (herald serve runs with
+// HERALD_ALLOW_PRIVATE_NETWORKS=true so Send test may reach it).
+export async function startHook() {
+  const received = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => { body += c; });
+    req.on("end", () => { received.push(body); res.writeHead(200, { "Content-Type": "application/json" }); res.end('{"ok":true}'); });
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { received, url: `http://127.0.0.1:${server.address().port}/hook`, close: () => server.close() };
+}
+
+// ---- Adapters -------------------------------------------------------------
+// A ui has: goto(hash), nav(name), heading(name), fill(label, value, {within}),
+// value(label), select(label, value), waitAlert(text), waitLink(name, {timeout}),
+// waitRowText(rowText, text, {timeout}), attr(label, name), click(role, name, {within}) with role
+// "button" or "link", waitStatus(text, {within, timeout}), waitRegion(name),
+// waitButton(name, {within}),
+// regions(name), waitCell(text), waitText(text), waitTextIn(selector, text), visibleLink(name),
+// visibleHeading(name), text(selector), clickRowButton(rowText, button),
+// waitRowWithout(rowText, notText), acceptNextDialog(), focusStart(),
+// press(key), setViewport(w, h), evaluate(fn, arg), html(), axe(name).
+
+export function playwrightUI(page, { axe }) {
+  const scope = (within) => (within ? page.getByRole("region", { name: within }) : page);
+  return {
+    goto: (hash) => page.goto(`${base}/dashboard/${hash}`),
+    nav: (name) => page.getByRole("link", { name, exact: true }).click(),
+    heading: (name) => page.getByRole("heading", { name, exact: true }).waitFor(),
+    fill: (label, value, { within, exact } = {}) => scope(within).getByLabel(label, { exact }).fill(value),
+    value: (label) => page.getByLabel(label).inputValue(),
+    select: (label, value) => page.getByLabel(label).selectOption(value),
+    waitAlert: (text) => page.getByRole("alert").filter({ hasText: text }).waitFor(),
+    waitLink: (name, { timeout } = {}) => page.getByRole("link", { name }).waitFor({ timeout }),
+    waitRowText: (rowText, text, { timeout } = {}) => page.getByRole("row").filter({ hasText: rowText }).getByText(text).waitFor({ timeout }),
+    attr: (label, name) => page.getByLabel(label).getAttribute(name),
+    click: (role, name, { within } = {}) => scope(within).getByRole(role, { name, exact: true }).click(),
+    waitStatus: (text, { within, timeout } = {}) => scope(within).getByRole("status").filter({ hasText: text }).waitFor({ timeout }),
+    waitRegion: (name) => page.getByRole("region", { name }).waitFor(),
+    waitButton: (name, { within } = {}) => scope(within).getByRole("button", { name, exact: true }).waitFor(),
+    regions: (name) => page.getByRole("region", { name }).count(),
+    waitCell: (text) => page.getByRole("cell", { name: text, exact: true }).waitFor(),
+    waitText: (text) => page.getByText(text).first().waitFor(),
+    waitTextIn: (selector, text) => page.locator(selector).getByText(text).first().waitFor(),
+    visibleLink: (name) => page.getByRole("link", { name }).isVisible(),
+    visibleHeading: (name) => page.getByRole("heading", { name }).isVisible(),
+    text: (selector) => page.locator(selector).innerText(),
+    clickRowButton: (rowText, button) => page.getByRole("row").filter({ hasText: rowText })
+      .filter({ has: page.getByRole("button", { name: button }) }).last().getByRole("button", { name: button }).click(),
+    waitRowWithout: (rowText, notText) => page.getByRole("row").filter({ hasText: rowText }).filter({ hasNotText: notText }).first().waitFor(),
+    acceptNextDialog: () => page.once("dialog", (d) => d.accept()),
+    focusStart: () => page.locator("body").focus(),
+    press: (key) => page.keyboard.press(key),
+    setViewport: (width, height) => page.setViewportSize({ width, height }),
+    evaluate: (fn, arg) => page.evaluate(fn, arg),
+    html: () => page.content(),
+    axe,
+  };
+}
+
+// domUI drives a puppeteer page through the DOM: it finds elements in the
+// page and clicks them with the driver (a real pointer click), fills
+// inputs by their label's `for`, and waits by polling.
+export function domUI(page, { axe, timeout: defaultTimeout = 10000 }) {
+  const waitFor = (fn, arg, timeout = defaultTimeout) => page.waitForFunction(fn, { timeout, polling: 50 }, arg);
+  // find returns the element the spec names, in the page (or in the section
+  // whose aria-label is `within`), or null.
+  const find = (spec) => page.evaluateHandle((s) => {
+    const root = s.within ? document.querySelector(`section[aria-label="${CSS.escape(s.within)}"]`) : document;
+    if (!root) return null;
+    const norm = (t) => t.replace(/\s+/g, " ").trim();
+    if (s.label) {
+      const label = [...root.querySelectorAll("label")].find((l) => (s.exact ? norm(l.textContent) === s.label : norm(l.textContent).includes(s.label)));
+      return label ? label.control : null;
+    }
+    if (s.row) {
+      const rows = [...root.querySelectorAll("tr")].filter((r) => r.textContent.includes(s.row)
+        && [...r.querySelectorAll("button")].some((b) => norm(b.textContent) === s.button));
+      const row = rows[rows.length - 1];
+      return row ? [...row.querySelectorAll("button")].find((b) => norm(b.textContent) === s.button) : null;
+    }
+    const sel = s.role === "link" ? "a[href]" : "button";
+    return [...root.querySelectorAll(sel)].find((el) => norm(el.textContent) === s.name && el.offsetParent !== null) || null;
+  }, spec);
+  const element = async (spec, what) => {
+    const handle = await find(spec);
+    const el = handle.asElement();
+    if (!el) throw new Error(`not found: ${what}`);
+    return el;
+  };
+  const textIn = (selector, want, timeout) => waitFor(({ selector: s, want: w }) =>
+    [...document.querySelectorAll(s)].some((el) => el.textContent.includes(w)), { selector, want }, timeout);
+  return {
+    goto: (hash) => page.goto(`${base}/dashboard/${hash}`),
+    nav: (name) => page.click(`[data-nav="${name.toLowerCase().replace(/ /g, "-")}"]`),
+    heading: (name) => waitFor((n) => document.querySelector("#view h1")?.textContent === n, name),
+    fill: async (label, value, { within, exact } = {}) => {
+      const el = await element({ label, within, exact }, `the field ${label}`);
+      await el.evaluate((e, v) => { e.value = v; e.dispatchEvent(new Event("input", { bubbles: true })); e.dispatchEvent(new Event("change", { bubbles: true })); }, value);
+    },
+    value: async (label) => (await element({ label }, `the field ${label}`)).evaluate((e) => e.value),
+    select: async (label, value) => {
+      const el = await element({ label }, `the select ${label}`);
+      await el.evaluate((e, v) => { e.value = v; e.dispatchEvent(new Event("input", { bubbles: true })); e.dispatchEvent(new Event("change", { bubbles: true })); }, value);
+    },
+    waitAlert: (text) => textIn("[role=alert]", text),
+    waitLink: (name, { timeout } = {}) => waitFor((n) => [...document.querySelectorAll("a[href]")].some((a) => a.textContent.trim() === n), name, timeout),
+    waitRowText: (rowText, text, { timeout } = {}) => waitFor(({ r, t }) => [...document.querySelectorAll("#view tr")]
+      .some((tr) => tr.textContent.includes(r) && tr.textContent.includes(t)), { r: rowText, t: text }, timeout),
+    attr: async (label, name) => (await element({ label }, `the field ${label}`)).evaluate((e, n) => e.getAttribute(n), name),
+    click: async (role, name, { within } = {}) => (await element({ role, name, within }, `the ${role} ${name}`)).click(),
+    waitStatus: (text, { within, timeout } = {}) => textIn(within ? `section[aria-label="${within}"] [role=status]` : "[role=status]", text, timeout),
+    waitRegion: (name) => waitFor((n) => !!document.querySelector(`section[aria-label="${CSS.escape(n)}"]`), name),
+    waitButton: (name, { within } = {}) => waitFor((s) => [...document.querySelectorAll(s.within ? `section[aria-label="${CSS.escape(s.within)}"] button` : "button")]
+      .some((b) => b.textContent.trim() === s.name && b.offsetParent !== null), { name, within }),
+    regions: (name) => page.evaluate((n) => document.querySelectorAll(`section[aria-label="${CSS.escape(n)}"]`).length, name),
+    waitCell: (text) => waitFor((t) => [...document.querySelectorAll("#view td")].some((td) => td.textContent.trim() === t), text),
+    waitText: (text) => textIn("#view", text),
+    waitTextIn: (selector, text) => textIn(selector, text),
+    visibleLink: async (name) => !!(await find({ role: "link", name })).asElement(),
+    visibleHeading: (name) => page.evaluate((n) => [...document.querySelectorAll("#view h1, #view h2, #view h3")]
+      .some((e) => e.textContent.includes(n) && e.offsetParent !== null), name),
+    text: (selector) => page.$eval(selector, (el) => el.textContent),
+    clickRowButton: async (rowText, button) => (await element({ row: rowText, button }, `${button} in the row of ${rowText}`)).click(),
+    waitRowWithout: (rowText, notText) => waitFor(({ r, n }) => [...document.querySelectorAll("#view tr")]
+      .some((tr) => tr.textContent.includes(r) && !tr.textContent.includes(n)), { r: rowText, n: notText }),
+    acceptNextDialog: () => page.once("dialog", (d) => d.accept()),
+    focusStart: () => page.evaluate(() => { document.activeElement?.blur(); }),
+    press: (key) => page.keyboard.press(key),
+    setViewport: (width, height) => page.setViewport({ width, height }),
+    evaluate: (fn, arg) => page.evaluate(fn, arg),
+    html: () => page.content(),
+    axe,
+  };
+}
+
+// ---- Steps -------------------------------------------------------------------
+
+// firstLoad: a fresh browser's first load of /dashboard/ is interactive (the
+// Sign in button shown) within 2 s and transfers less than 500 KB, counted
+// by the page's own Performance API (bytes on the wire, compressed).
+export async function firstLoad(ui, check) {
+  const began = Date.now();
+  await ui.goto("");
+  await ui.waitButton("Sign in");
+  const interactive = Date.now() - began;
+  check(interactive < 2000, `the sign-in form is interactive within 2 s (${interactive} ms)`);
+  const bytes = await ui.evaluate(() => [...performance.getEntriesByType("navigation"), ...performance.getEntriesByType("resource")]
+    .reduce((sum, e) => sum + (e.transferSize || e.encodedBodySize || 0), 0));
+  check(bytes > 0 && bytes < 500_000, `the first load of /dashboard/ transfers less than 500 KB (${bytes} bytes)`);
+}
+
+// keyboardNavigation: from the top of the signed-in page, Tab reaches the
+// navigation's Topics link and Enter follows it.
+export async function keyboardNavigation(ui, check) {
+  await ui.focusStart();
+  let reached = false;
+  for (let i = 0; i < 20 && !reached; i++) {
+    await ui.press("Tab");
+    reached = await ui.evaluate(() => document.activeElement?.textContent === "Topics");
+  }
+  check(reached, "the navigation is reachable with Tab");
+  await ui.press("Enter");
+  await ui.heading("Topics");
+  check(true, "Enter follows a link");
+}
+
+// templateError: on a step's page, a broken template in the subject is
+// shown as an error, not thrown; the subject is then put back.
+export async function templateError(ui, check, { restore }) {
+  await ui.fill("subject", "Hi {{subscriber.firstName", { exact: true });
+  await ui.click("button", "Preview");
+  await ui.waitAlert("Template error in subject");
+  check(true, "a template error is shown, not thrown");
+  await ui.fill("subject", restore, { exact: true });
+}
+
+// activity: on the Activity page that lists knownTx, a trigger made
+// through the API appears without a reload, knownTx's status comes from its
+// jobs, and the status and subscriber filters apply.
+export async function activity(ui, check, { knownTx, workflowId, subscriberId, payload }) {
+  await ui.heading("Activity");
+  await ui.waitLink(knownTx);
+  const live = await api("POST", "/v1/events/trigger", { name: workflowId, to: subscriberId, payload });
+  await ui.waitLink(live.transactionId, { timeout: 10000 });
+  check(true, "a new trigger appears without a reload");
+  await ui.waitRowText(knownTx, "completed", { timeout: 10000 });
+  check(true, "a trigger's status comes from its jobs");
+  await ui.select("Status", "failed");
+  await ui.click("button", "Filter");
+  await ui.waitText("Nothing yet.");
+  await ui.select("Status", "completed");
+  await ui.fill("Subscriber ID", subscriberId);
+  await ui.click("button", "Filter");
+  await ui.waitLink(knownTx);
+  check(true, "Activity filters by status and subscriber");
+}
+
+// environmentSwitch: Development is shown; Production shows its own (empty)
+// workflows; back to Development.
+export async function environmentSwitch(ui, check, { workflowName }) {
+  await ui.nav("Workflows");
+  await ui.waitLink(workflowName);
+  check(await ui.value("Environment") === "development", "the environment shown is Development");
+  await ui.select("Environment", "production");
+  await ui.heading("Workflows");
+  await ui.waitText("Nothing yet.");
+  check(!(await ui.visibleLink(workflowName)), "Production shows its own (empty) workflows");
+  await ui.select("Environment", "development");
+  await ui.waitLink(workflowName);
+  // With the keyboard alone: Tab to the environment, an arrow key switches.
+  await ui.focusStart();
+  let reached = false;
+  for (let i = 0; i < 20 && !reached; i++) {
+    await ui.press("Tab");
+    reached = await ui.evaluate(() => document.activeElement?.id === "env");
+  }
+  check(reached, "the environment is reachable with Tab");
+  await ui.press("ArrowDown");
+  await ui.waitText("Nothing yet.");
+  check(await ui.value("Environment") === "production", "an arrow key switches it to Production");
+  await ui.press("ArrowUp");
+  await ui.waitLink(workflowName);
+  check(await ui.value("Environment") === "development", "and back to Development");
+}
+
+// subscriber: a subscriber's page from the Subscribers list shows its inbox
+// messages and its preferences.
+export async function subscriber(ui, check, { subscriberId, message, workflowName }) {
+  await ui.nav("Subscribers");
+  await ui.heading("Subscribers");
+  await ui.click("link", subscriberId);
+  await ui.heading(subscriberId);
+  await ui.waitText(message);
+  check(true, "a subscriber's page shows its inbox messages");
+  await ui.waitRowText(workflowName, "in_app on");
+  check(true, "and its preferences");
+  await ui.axe("Subscriber");
+}
+
+// topic creates a topic from the Topics page, adds a subscriber to it and
+// removes it, each checked through the public API.
+export async function topic(ui, check, { key, name, subscriberId }) {
+  await ui.nav("Topics");
+  await ui.heading("Topics");
+  await ui.axe("Topics");
+  await ui.fill("Key", key);
+  await ui.fill("Name", name);
+  await ui.click("button", "Create topic");
+  await ui.heading(name);
+  await ui.fill("Subscriber ID", subscriberId);
+  await ui.click("button", "Add");
+  await ui.waitCell(subscriberId);
+  const members = await api("GET", `/v2/topics/${key}/subscriptions`);
+  check(members.data.length === 1, "a topic is created and a subscriber added from the page");
+  await ui.axe("Topic");
+  await ui.click("button", "Remove");
+  await ui.waitText("Nothing yet.");
+  check((await api("GET", `/v2/topics/${key}/subscriptions`)).data.length === 0, "and removed");
+}
+
+// integrations: the environment's own, the catalogue and a credential form,
+// then an integration added whose Send test reaches a local fake, which is
+// deactivated, edited and deleted from the page.
+export async function integrations(ui, check, { name }) {
+  await ui.nav("Integrations");
+  await ui.heading("Integrations");
+  await ui.waitRegion("Herald Inbox");
+  check(await ui.regions("Herald Inbox") === 1, "Integrations lists the environment's own");
+  await ui.axe("Integrations");
+  const hook = await startHook();
+  try {
+    check(await ui.visibleHeading("Email") && await ui.visibleLink("SendGrid") && await ui.visibleLink("Twilio"),
+      "the provider catalogue is grouped by channel with names users know");
+    await ui.click("link", "SendGrid");
+    await ui.heading("Add SendGrid");
+    check(await ui.attr("apiKey (required)", "type") === "password", "the credential form comes from the registry, secrets masked");
+    await ui.axe("Add integration");
+    await ui.click("link", "← Integrations");
+    await ui.heading("Integrations");
+    await ui.click("link", "Chat webhook");
+    await ui.heading("Add Chat webhook");
+    await ui.fill("Name", name, { exact: true });
+    await ui.click("button", "Create integration");
+    await ui.waitRegion(name);
+    await ui.fill("Send a test to", hook.url, { within: name });
+    await ui.click("button", "Send test", { within: name });
+    await ui.waitStatus("Sent", { within: name, timeout: 15000 });
+    check(hook.received.length === 1 && hook.received[0].includes("test message sent from Herald"), "Send test went through the provider to the local fake");
+    await ui.click("button", "Deactivate", { within: name });
+    await ui.waitButton("Activate", { within: name });
+    check(true, "an integration is deactivated from the page");
+    await ui.click("link", `Edit ${name}`);
+    await ui.heading(`Edit ${name}`);
+    await ui.fill("webhookUrl (optional)", "https://hooks.example.com/edited");
+    await ui.click("button", "Save integration");
+    await ui.heading("Integrations");
+    await ui.click("link", `Edit ${name}`);
+    await ui.heading(`Edit ${name}`);
+    check(await ui.value("webhookUrl (optional)") === "https://hooks.example.com/edited", "an integration's credentials are edited");
+    await ui.axe("Edit integration");
+    ui.acceptNextDialog();
+    await ui.click("button", "Delete integration");
+    await ui.heading("Integrations");
+    await ui.waitRegion("Herald Inbox");
+    check(await ui.regions(name) === 0, "and deleted");
+  } finally {
+    hook.close();
+  }
+}
+
+// apiKeys: listed masked; a new key is shown once, then masked; revoked
+// from the page, it is refused by the API.
+export async function apiKeys(ui, check) {
+  await ui.nav("API keys");
+  await ui.heading("API keys");
+  check(!(await ui.html()).includes(apiKey), "API keys are listed masked");
+  await ui.click("button", "Create API key");
+  await ui.waitStatus("Your new API key");
+  const newKey = (await ui.text(".new-key")).trim();
+  check(/^hk_[0-9a-f]{64}$/.test(newKey), "a new key is shown once");
+  await ui.click("button", "Done");
+  await ui.waitButton("Create API key");
+  check(!(await ui.html()).includes(newKey), "and masked from then on");
+  ui.acceptNextDialog();
+  await ui.clickRowButton(newKey.slice(0, 7), "Revoke");
+  await ui.waitRowWithout(newKey.slice(0, 7), "—");
+  const revoked = await fetch(`${base}/v2/subscribers`, { headers: { Authorization: `ApiKey ${newKey}` } });
+  check(revoked.status === 401, "a key revoked from the page is refused");
+  await ui.axe("API keys");
+}
+
+// narrowScreen: at 375 px nothing is wider than the window (tables scroll
+// in their own box); the viewport is put back after.
+export async function narrowScreen(ui, check, { workflowId, workflowName, subscriberId, triggerHash, triggerTx }, back = { width: 1200, height: 900 }) {
+  await ui.setViewport(375, 800);
+  for (const [hash, heading] of [["#/workflows", "Workflows"], [`#/workflows/${workflowId}`, workflowName], ["#/activity", "Activity"],
+    [triggerHash, `Trigger ${triggerTx}`], ["#/subscribers", "Subscribers"], [`#/subscribers/${subscriberId}`, subscriberId],
+    ["#/topics", "Topics"], ["#/integrations", "Integrations"], ["#/integrations/new/sendgrid", "Add SendGrid"], ["#/api-keys", "API keys"]]) {
+    await ui.goto(hash);
+    await ui.heading(heading);
+    // The window less a classic scrollbar (Firefox's takes room, Chromium's
+    // headless one does not): nothing may scroll sideways.
+    const { scroll, client, wide } = await ui.evaluate(() => {
+      const root = document.documentElement;
+      // What sticks out: a box past the window, or a box whose content
+      // overflows it (a long word), outside the boxes that scroll.
+      const wide = [...document.querySelectorAll("#app *")].filter((el) => !el.closest(".table-wrap, pre")
+        && (el.getBoundingClientRect().right > root.clientWidth + 0.5 || el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0)).slice(0, 3).map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}${el.className ? `.${el.className}` : ""}`);
+      return { scroll: root.scrollWidth, client: root.clientWidth, wide };
+    });
+    check(scroll <= client && client <= 375, `${heading} fits a 375 px wide screen (${scroll} px in ${client} px${wide.length ? `; too wide: ${wide.join(", ")}` : ""})`);
+  }
+  await ui.setViewport(back.width, back.height);
+}
+
+// layoutPreview: a step in a layout, with translations, previews wrapped
+// and translated (what a send is), and with the contexts given bound.
+export async function layoutPreview(ui, check, { layoutId, workflowId, workflowName }) {
+  await api("POST", "/v2/layouts", { layoutId, name: "Brand" });
+  await api("PUT", `/v2/layouts/${layoutId}`, { name: "Brand", controlValues: { email: { editorType: "html",
+    body: "<html><body><h1>Brand for {{subscriber.firstName}}</h1>{{ content }}</body></html>" } } });
+  await api("POST", "/v2/workflows", { name: workflowName, workflowId, steps: [{ name: "Mail", stepId: "mail",
+    type: "email", controlValues: { subject: "{{t.subject}}", body: "<p>{{t.greeting}}</p>", layoutId } }] });
+  await api("POST", "/v2/translations", { resourceId: workflowId, resourceType: "workflow", locale: "en_US",
+    content: { subject: "Translated subject", greeting: "Translated greeting" } });
+  await ui.goto(`#/workflows/${workflowId}`);
+  await ui.heading(workflowName);
+  await ui.click("button", "Preview");
+  await ui.waitTextIn(".preview", "Translated subject");
+  const branded = await ui.text(".preview");
+  check(branded.includes("<h1>Brand for Ada</h1><p>Translated greeting</p>"), "a step in a layout previews wrapped and translated");
+  await ui.fill("subject", "{{t.subject}} for {{context.tenant.data.name}}", { exact: true });
+  await ui.fill("Context (JSON, optional)", '{"tenant": {"id": "acme", "data": {"name": "Acme"}}}');
+  await ui.click("button", "Preview");
+  await ui.waitTextIn(".preview", "Translated subject for Acme");
+  check(true, "a preview binds the contexts given");
+}
