@@ -109,10 +109,10 @@ func InAppPlanner(sb *sandbox.Sandbox, r TriggerReader) func(ctx context.Context
 			}
 			prefs[k] = choices
 		}
-		values := memoValues(r.EnvironmentVariableValues)
+		values, groupTr := memoValues(r.EnvironmentVariableValues), memoTranslations(tr)
 		for _, p := range ps {
 			if startsInApp(p) {
-				planTrigger(ctx, sb, tr, p, known[p.EnvironmentID], prefs[wfKey{p.EnvironmentID, p.Workflow.ID}], values)
+				planTrigger(ctx, sb, groupTr, p, known[p.EnvironmentID], prefs[wfKey{p.EnvironmentID, p.Workflow.ID}], values)
 			}
 		}
 	}

@@ -17,6 +17,32 @@ type TranslationReader interface {
 	TranslationSetFor(ctx context.Context, k *store.TranslationKey) (store.TranslationSet, error)
 }
 
+// memoTranslations reads each translation set once for the life of the
+// reader it returns (one planning of a trigger group: its recipients share
+// their workflow's sets, a set per locale); nil stays nil.
+func memoTranslations(r TranslationReader) TranslationReader {
+	if r == nil {
+		return nil
+	}
+	return &translationMemo{r: r, got: map[store.TranslationKey]store.TranslationSet{}}
+}
+
+type translationMemo struct {
+	r   TranslationReader
+	got map[store.TranslationKey]store.TranslationSet
+}
+
+func (m *translationMemo) TranslationSetFor(ctx context.Context, k *store.TranslationKey) (store.TranslationSet, error) {
+	if set, ok := m.got[*k]; ok {
+		return set, nil
+	}
+	set, err := m.r.TranslationSetFor(ctx, k)
+	if err == nil {
+		m.got[*k] = set
+	}
+	return set, err
+}
+
 // translationsUnread is the failure of a step whose translations could
 // not be read (the trigger planner leaves such a step to the workers).
 const translationsUnread = "The step's translations could not be read"
