@@ -1,74 +1,31 @@
 package dashboard
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/mail"
 	"strings"
-	"time"
 
-	"github.com/herald-notify/herald/internal/store"
+	"github.com/herald-notify/herald/internal/httpapi"
 	"github.com/herald-notify/herald/internal/textcheck"
-	"github.com/herald-notify/herald/internal/wire"
 )
 
-// httpError is an error meant for the client, written in the API's error
-// shape (docs/api-behaviour.md): statusCode, timestamp, path, message, error.
-type httpError struct {
-	status     int
-	message    string
-	retryAfter string
-}
+// errorf is an error meant for the client, answered in the API's error
+// shape by the API's own error writer (httpapi.WriteError).
+func errorf(status int, message string) error { return httpapi.ClientError(status, message, "") }
 
-func (e *httpError) Error() string { return e.message }
-
-func errorf(status int, message string) *httpError {
-	return &httpError{status: status, message: message}
-}
-
-type errorBody struct {
-	StatusCode int    `json:"statusCode"`
-	Timestamp  string `json:"timestamp"`
-	Path       string `json:"path"`
-	Message    string `json:"message"`
-	Error      string `json:"error"`
-	ErrorID    string `json:"errorId,omitempty"`
-}
-
-// writeError answers err: an httpError as it says, a store sentinel as its
-// status, anything else as a logged 500 without its text.
+// writeError answers err as the API does (httpapi.WriteError); the
+// dashboard's answers are never cached.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	writeErrorLogged(w, r, err, slog.Default())
 }
 
 func writeErrorLogged(w http.ResponseWriter, r *http.Request, err error, log *slog.Logger) {
-	var he *httpError
-	switch {
-	case errors.As(err, &he):
-	case errors.Is(err, store.ErrNotFound):
-		he = errorf(http.StatusNotFound, "Not found")
-	case errors.Is(err, store.ErrConflict):
-		he = errorf(http.StatusConflict, "Conflict")
-	default:
-		b := make([]byte, 8)
-		_, _ = rand.Read(b)
-		id := hex.EncodeToString(b)
-		log.ErrorContext(r.Context(), "dashboard request failed", "errorId", id, "method", r.Method, "path", r.URL.Path, "err", err)
-		writeJSON(w, http.StatusInternalServerError, errorBody{StatusCode: 500, Timestamp: wire.Time(time.Now()), Path: r.URL.Path,
-			Message: "Internal server error", Error: http.StatusText(500), ErrorID: id})
-		return
-	}
-	if he.retryAfter != "" {
-		w.Header().Set("Retry-After", he.retryAfter)
-	}
-	writeJSON(w, he.status, errorBody{StatusCode: he.status, Timestamp: wire.Time(time.Now()), Path: r.URL.Path,
-		Message: he.message, Error: http.StatusText(he.status)})
+	w.Header().Set("Cache-Control", "no-store")
+	httpapi.WriteError(w, r, err, log)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

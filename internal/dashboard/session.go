@@ -147,7 +147,7 @@ func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) error {
 	}
 	keys := []string{"addr:" + httpapi.ClientAddr(r), "email:" + email}
 	if limited, wait := d.limit.blocked(keys...); limited {
-		return &httpError{status: http.StatusTooManyRequests, message: "Too many failed sign-ins: try again in " + wait + " s", retryAfter: wait}
+		return httpapi.ClientError(http.StatusTooManyRequests, "Too many failed sign-ins: try again in "+wait+" s", wait)
 	}
 	u, err := d.store.UserGetByEmail(r.Context(), email)
 	hash := u.PasswordHash

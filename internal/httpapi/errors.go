@@ -4,7 +4,9 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/herald-notify/herald/internal/store"
 )
@@ -70,10 +72,17 @@ type errorBody struct {
 	ErrorID    string      `json:"errorId,omitempty"`
 }
 
-// writeError is the one place where errors become responses: sentinel store
-// errors map to their status here, and anything unknown is a logged 500 whose
-// body carries only an error id.
+// writeError is the one place where errors become responses (the
+// dashboard's own routes answer through WriteError, the same code).
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	status, body := errorAnswer(w, r, err, s.log, s.now())
+	s.writeJSON(w, status, body)
+}
+
+// errorAnswer is err's answer: sentinel store errors map to their status
+// here, and anything unknown is a logged 500 whose body carries only an
+// error id. A Retry-After it carries is set on w.
+func errorAnswer(w http.ResponseWriter, r *http.Request, err error, log *slog.Logger, now time.Time) (int, errorBody) {
 	var ae *apiError
 	switch {
 	case errors.As(err, &ae):
@@ -84,21 +93,35 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	default:
 		errorID := newErrorID()
 		// The request's context adds its requestId (logctx).
-		s.log.ErrorContext(r.Context(), "request failed", "errorId", errorID, "method", r.Method,
+		log.ErrorContext(r.Context(), "request failed", "errorId", errorID, "method", r.Method,
 			"path", r.URL.Path, "err", err)
-		s.writeJSON(w, http.StatusInternalServerError, errorBody{
-			StatusCode: 500, Timestamp: formatTime(s.now()), Path: r.URL.Path,
+		return http.StatusInternalServerError, errorBody{
+			StatusCode: 500, Timestamp: formatTime(now), Path: r.URL.Path,
 			Message: "Internal server error", Error: http.StatusText(500), ErrorID: errorID,
-		})
-		return
+		}
 	}
 	if ae.retryAfter != "" {
 		w.Header().Set("Retry-After", ae.retryAfter)
 	}
-	s.writeJSON(w, ae.status, errorBody{
-		StatusCode: ae.status, Timestamp: formatTime(s.now()), Path: r.URL.Path,
+	return ae.status, errorBody{
+		StatusCode: ae.status, Timestamp: formatTime(now), Path: r.URL.Path,
 		Message: ae.message, Error: http.StatusText(ae.status), Errors: ae.fields,
-	})
+	}
+}
+
+// ClientError is an error meant for the client, for handlers outside this
+// package (the dashboard's own routes); retryAfter, when not empty, is sent
+// as Retry-After. WriteError answers it.
+func ClientError(status int, message, retryAfter string) error {
+	return &apiError{status: status, message: message, retryAfter: retryAfter}
+}
+
+// WriteError answers err in the API's error shape, as the API's own
+// handlers do: a ClientError as it says, a store sentinel as its status,
+// anything else as a logged 500 without its text.
+func WriteError(w http.ResponseWriter, r *http.Request, err error, log *slog.Logger) {
+	status, body := errorAnswer(w, r, err, log, time.Now())
+	writeJSONWith(w, status, body, log)
 }
 
 func newErrorID() string {

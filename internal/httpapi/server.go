@@ -338,10 +338,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
-func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
+func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) { writeJSONWith(w, status, v, s.log) }
+
+// writeJSONWith writes v as a JSON answer, logging a value that does not
+// encode to log (and answering a 500).
+func writeJSONWith(w http.ResponseWriter, status int, v any, log *slog.Logger) {
 	body, err := json.Marshal(v)
 	if err != nil {
-		s.log.Error("encoding a response", "err", err)
+		log.Error("encoding a response", "err", err)
 		status, body = http.StatusInternalServerError, []byte(`{"statusCode":500,"message":"Internal server error","error":"Internal Server Error"}`)
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
