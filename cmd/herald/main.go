@@ -95,7 +95,7 @@ func command(stdout, stderr io.Writer) *cli.Command {
 						Sources: cli.EnvVars("HERALD_DELIVERY_ATTEMPTS"), Destination: &cfg.Delivery.Attempts},
 					&cli.IntFlag{Name: "provider-concurrency", Value: engine.DefaultPerIntegration, Usage: "calls in flight to one integration per process (an integration's configurations.maxConcurrency overrides it; SMTP: 32 connections)",
 						Sources: cli.EnvVars("HERALD_PROVIDER_CONCURRENCY"), Destination: &cfg.Delivery.PerIntegration},
-					&cli.IntFlag{Name: "trigger-writers", Value: 0, Usage: "trigger groups written at once on PostgreSQL (0: half the cores, at most 8; SQLite writes one)",
+					&cli.IntFlag{Name: "trigger-writers", Value: 0, Usage: "trigger groups written at once on PostgreSQL (0: half the cores, at most 8, at least 2 across a network; SQLite writes one)",
 						Sources: cli.EnvVars("HERALD_TRIGGER_WRITERS"), Destination: &cfg.TriggerWriters},
 					&cli.IntFlag{Name: "jobs-in-flight", Value: engine.DefaultMaxInFlight, Usage: "jobs claimed and not yet finished per process: delivery batches wait on providers, and the workers claim the next ones meanwhile",
 						Sources: cli.EnvVars("HERALD_JOBS_IN_FLIGHT"), Destination: &cfg.JobsInFlight},

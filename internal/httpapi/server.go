@@ -338,7 +338,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
-func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) { writeJSONWith(w, status, v, s.log) }
+func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
+	writeJSONWith(w, status, v, s.log)
+}
 
 // writeJSONWith writes v as a JSON answer, logging a value that does not
 // encode to log (and answering a 500).

@@ -123,7 +123,7 @@ func OpenPostgres(ctx context.Context, url string, sealer Sealer) (*DB, error) {
 		return nil, err
 	}
 	db.rtt = db.measureRTT(ctx)
-	db.writers.Store(int32(writersFor(runtime.GOMAXPROCS(0))))
+	db.writers.Store(int32(writersFor(runtime.GOMAXPROCS(0), db.rtt)))
 	return db, nil
 }
 

@@ -10,17 +10,23 @@ import (
 // groups of its own). One on SQLite (one writer). On PostgreSQL half the
 // cores, up to maxTriggerWriters: a committer's group is one statement on
 // one connection, so the groups of several run on as many database backends
-// side by side, and each committer's planning runs on a core of its own.
+// side by side, and each committer's planning runs on a core of its own —
+// and at least two where the database is across a network (a round trip of
+// remoteRTT or more, measured at open): a trigger that arrives while the
+// one committer's statement is in flight waits for it, then for its own,
+// where a second committer writes it at once.
 //
 // Measured (docs/benchmarks.md, "Many cores"): on 16 cores next to the
 // database, 128 clients, 1 committer delivered 4,264 msgs/s, 2 4,977,
-// 4 6,852 and 8 8,375 against a grouped raw-SQL baseline of 13,896 (Herald
-// then used 3.7 cores; PostgreSQL the rest). On 2 cores one committer is
-// best whether the database is next to Herald or behind a 2.5 ms round trip
-// (988 msgs/s, 2: 967, 4: 922, 8: 772, CPU-bound): the round trip, measured
-// at open and logged, does not change the choice in any measured case, so
-// the default follows the cores alone; --trigger-writers overrides it.
-const maxTriggerWriters = 8
+// 4 6,852, 8 8,375 and 16 8,341 against a grouped raw-SQL baseline of
+// 13,896. On 2 cores next to the database one committer is best (2 lose
+// about a tenth of the rate: the CPU is the limit); behind a 2.2 ms round
+// trip 2 deliver 4,806 / 4,818 msgs/s where 1 delivers 4,620 / 4,608.
+// --trigger-writers overrides the default.
+const (
+	maxTriggerWriters = 8
+	remoteRTT         = time.Millisecond
+)
 
 // measureRTT is the median time of a trivial query on one connection.
 func (db *DB) measureRTT(ctx context.Context) time.Duration {
@@ -44,9 +50,14 @@ func (db *DB) measureRTT(ctx context.Context) time.Duration {
 	return samples[len(samples)/2]
 }
 
-// writersFor is the default number of trigger committers on cores CPUs.
-func writersFor(cores int) int {
-	return min(max(1, cores/2), maxTriggerWriters)
+// writersFor is the default number of trigger committers on cores CPUs
+// with the database rtt away.
+func writersFor(cores int, rtt time.Duration) int {
+	n := min(max(1, cores/2), maxTriggerWriters)
+	if rtt >= remoteRTT {
+		n = max(n, 2)
+	}
+	return n
 }
 
 // SetTriggerWriters sets how many trigger groups the process writes at once
