@@ -15,6 +15,7 @@ import { layouts } from "./layouts.mjs";
 import { translations } from "./translations.mjs";
 import { environments } from "./environments.mjs";
 import { envctx } from "./envctx.mjs";
+import { steps } from "./steps.mjs";
 
 const serverURL = process.env.HERALD_URL;
 const secretKey = process.env.HERALD_API_KEY;
@@ -882,6 +883,7 @@ await layouts({ novu, run, step, check });
 await translations({ novu, step, check, run, sleep, CheckError });
 await environments({ novu, serverURL, step, check, run });
 await envctx({ novu, step, check, run, serverURL, secretKey, sleep, CheckError });
+await steps({ novu, step, check, run, serverURL, secretKey, sleep, CheckError });
 
 log("all @novu/api calls succeeded against Herald");
 

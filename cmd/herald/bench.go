@@ -31,6 +31,7 @@ func benchCommand(open func(context.Context) (*app.App, error), stdout, stderr i
 			&cli.DurationFlag{Name: "feed-duration", Local: true, Value: loadgen.DefaultFeedDuration, Usage: "length of the feed phase"},
 			&cli.DurationFlag{Name: "delivery-timeout", Local: true, Value: loadgen.DefaultDeliveryTimeout, Usage: "longest wait for the messages after the trigger phase"},
 			&cli.IntFlag{Name: "pid", Local: true, Usage: "the server's process id: its memory (VmHWM, VmRSS) is reported"},
+			&cli.BoolFlag{Name: "condition", Local: true, Usage: "give the workflow's step conditions that every trigger meets"},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.String("api-key") == "" {
@@ -40,7 +41,7 @@ func benchCommand(open func(context.Context) (*app.App, error), stdout, stderr i
 				Subscribers: c.Int("subscribers"), Clients: c.Int("clients"), Duration: c.Duration("duration"),
 				Probes: c.Int("probes"), PollEvery: c.Duration("poll-every"), FeedClients: c.Int("feed-clients"),
 				FeedDuration: c.Duration("feed-duration"), DeliveryTimeout: c.Duration("delivery-timeout"),
-				PID: c.Int("pid"), Progress: stderr})
+				PID: c.Int("pid"), Condition: c.Bool("condition"), Progress: stderr})
 			if r != nil {
 				if perr := r.Print(stdout); perr != nil {
 					return perr

@@ -17,8 +17,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/herald-notify/herald/internal/httpstep"
 	"github.com/herald-notify/herald/internal/logctx"
 	"github.com/herald-notify/herald/internal/metrics"
+	"github.com/herald-notify/herald/internal/netguard"
 	"github.com/herald-notify/herald/internal/sandbox"
 	"github.com/herald-notify/herald/internal/store"
 )
@@ -89,6 +91,8 @@ type Engine struct {
 	batches sync.WaitGroup
 	// envValues reads the environment variables a step's templates name.
 	envValues EnvironmentValues
+	// http sends the HTTP request steps.
+	http *httpstep.Client
 }
 
 // New builds an Engine.
@@ -140,6 +144,7 @@ func New(o Options) *Engine {
 		e.now = time.Now
 	}
 	e.senders = newSenders(o.Delivery, e.now)
+	e.http = httpstep.New(&netguard.Dialer{AllowPrivate: o.Delivery.AllowPrivateNetworks, Resolve: o.Delivery.Resolve})
 	if o.Store != nil {
 		e.envValues = o.Store.EnvironmentVariableValues
 	}
@@ -320,7 +325,7 @@ func (e *Engine) claimAndRun(ctx, run context.Context, resume bool) (int, int, e
 
 func hasDelivery(claimed []store.Claimed) bool {
 	for _, c := range claimed {
-		if isDelivery(c.Job.Type) {
+		if runsBeside(c.Job.Type) {
 			return true
 		}
 	}
@@ -432,9 +437,9 @@ func (e *Engine) runBatch(ctx context.Context, claimed []store.Claimed) error {
 	runCtx, cancel := context.WithTimeout(ctx, e.o.Lease*3/4)
 	defer cancel()
 	for i, c := range claimed {
-		if isDelivery(c.Job.Type) || c.Job.Type == store.JobFanout {
+		if runsBeside(c.Job.Type) || c.Job.Type == store.JobFanout {
 			jctx := ctx
-			if isDelivery(c.Job.Type) {
+			if runsBeside(c.Job.Type) {
 				jctx = runCtx
 			}
 			wg.Add(1)

@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/herald-notify/herald/internal/sandbox"
 	"github.com/herald-notify/herald/internal/store"
+	"maps"
 )
 
 // StepInput is what a step's templates render with: the subscriber, the
@@ -15,7 +16,15 @@ type StepInput struct {
 }
 
 // StepValues are a step's controls in the order they were written.
-func StepValues(step store.Step) any { return sandbox.Ordered(step.ControlValues, step.ControlOrder) }
+// The condition (skip) is not a template: it is left out.
+func StepValues(step store.Step) any {
+	values := step.ControlValues
+	if _, ok := values["skip"]; ok {
+		values = maps.Clone(values)
+		delete(values, "skip")
+	}
+	return sandbox.Ordered(values, step.ControlOrder)
+}
 
 // Vars are the variables a step's templates see.
 func (in StepInput) Vars() map[string]any {

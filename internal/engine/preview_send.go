@@ -58,7 +58,10 @@ type PreviewParams struct {
 	// ({"tenant": {"id", "data"}}); nil for none.
 	Env      map[string]any
 	Contexts any
-	Sandbox  *sandbox.Sandbox
+	// Steps binds steps.<stepId>: the earlier steps' outputs (an HTTP
+	// request's response, a throttle's count), as the preview supposes them.
+	Steps   any
+	Sandbox *sandbox.Sandbox
 	// Translations reads the workflow's and the layout's translations.
 	Translations TranslationReader
 	Layouts      store.Layouts
@@ -74,7 +77,7 @@ type PreviewParams struct {
 // empty preview and the dashboard to show it.
 func PreviewSend(ctx context.Context, p *PreviewParams) (map[string]any, error) {
 	vars := p.Input.Vars()
-	for name, m := range map[string]any{"env": p.Env, "context": p.Contexts} {
+	for name, m := range map[string]any{"env": p.Env, "context": p.Contexts, "steps": p.Steps} {
 		if m == nil {
 			continue
 		}

@@ -46,6 +46,9 @@ var weekdays = map[string]time.Weekday{"sunday": time.Sunday, "monday": time.Mon
 // nextTimed is the first minute after now, in loc, that the schedule
 // selects. It looks at most 400 days ahead.
 func nextTimed(now time.Time, loc *time.Location, unit string, amount float64, c timedConfig) (time.Time, error) {
+	if c.CronExpression != "" {
+		return nextCron(c.CronExpression, now, loc)
+	}
 	match, err := c.matcher(unit, amount)
 	if err != nil {
 		return time.Time{}, err
@@ -60,9 +63,6 @@ func nextTimed(now time.Time, loc *time.Location, unit string, amount float64, c
 }
 
 func (c timedConfig) matcher(unit string, amount float64) (func(time.Time) bool, error) {
-	if c.CronExpression != "" {
-		return parseCron(c.CronExpression)
-	}
 	hour, minute := 0, 0
 	if c.AtTime != "" {
 		at, err := time.Parse("15:04", c.AtTime)
@@ -154,67 +154,4 @@ func ordinalMatcher(ordinal, value string, atTime func(time.Time) bool) (func(ti
 		}
 		return count == nth
 	}, nil
-}
-
-// parseCron parses a five-field cron expression (minute hour day month weekday)
-// with *, lists, ranges and steps.
-func parseCron(expr string) (func(time.Time) bool, error) {
-	fields := strings.Fields(expr)
-	if len(fields) != 5 {
-		return nil, fmt.Errorf("cronExpression %q must have 5 fields", expr)
-	}
-	limits := [5][2]int{{0, 59}, {0, 23}, {1, 31}, {1, 12}, {0, 6}}
-	var sets [5]map[int]bool
-	for i, f := range fields {
-		set, err := cronField(f, limits[i][0], limits[i][1])
-		if err != nil {
-			return nil, fmt.Errorf("cronExpression %q: %w", expr, err)
-		}
-		sets[i] = set
-	}
-	return func(t time.Time) bool {
-		return sets[0][t.Minute()] && sets[1][t.Hour()] && sets[2][t.Day()] && sets[3][int(t.Month())] && sets[4][int(t.Weekday())]
-	}, nil
-}
-
-func cronField(f string, lo, hi int) (map[int]bool, error) {
-	set := map[int]bool{}
-	for _, part := range strings.Split(f, ",") {
-		rng, stepStr, hasStep := strings.Cut(part, "/")
-		step := 1
-		if hasStep {
-			n, err := strconv.Atoi(stepStr)
-			if err != nil || n < 1 {
-				return nil, fmt.Errorf("bad step %q", part)
-			}
-			step = n
-		}
-		from, to := lo, hi
-		if rng != "*" {
-			a, b, isRange := strings.Cut(rng, "-")
-			x, err := strconv.Atoi(a)
-			if err != nil {
-				return nil, fmt.Errorf("bad value %q", part)
-			}
-			from, to = x, x
-			if isRange {
-				if to, err = strconv.Atoi(b); err != nil {
-					return nil, fmt.Errorf("bad range %q", part)
-				}
-			} else if hasStep {
-				to = hi
-			}
-		}
-		if hi == 6 && to == 7 { // 7 is Sunday too
-			to = 6
-			set[0] = true
-		}
-		if from < lo || to > hi || from > to {
-			return nil, fmt.Errorf("%q is out of range %d-%d", part, lo, hi)
-		}
-		for v := from; v <= to; v += step {
-			set[v] = true
-		}
-	}
-	return set, nil
 }

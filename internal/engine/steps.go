@@ -32,6 +32,32 @@ func (e *Engine) run(ctx context.Context, c store.Claimed, b *batchIntegrations)
 	if c.Job.Attempts > e.maxAttempts(c.Job, step.Type) {
 		return e.fail(o, "Internal", fmt.Sprintf("Gave up after %d attempts", c.Job.Attempts-1)), nil
 	}
+	rule, err := StepCondition(*step)
+	if err != nil {
+		return e.fail(o, "Internal", "The step's conditions are invalid: "+err.Error()), nil
+	}
+	var steps map[string]any
+	if (rule != nil && ruleReads(rule, "steps")) || namesSteps(step.ControlValues) {
+		if steps, err = e.stepResults(ctx, c); err != nil {
+			return e.retry(o, err), nil
+		}
+	}
+	if rule != nil {
+		holds, err := e.conditionHolds(ctx, c, rule, steps)
+		var ce *conditionError
+		switch {
+		case errors.As(err, &ce):
+			return e.fail(o, "Internal", ce.Error()), nil
+		case err != nil:
+			return e.retry(o, err), nil
+		case !holds:
+			raw, _ := json.Marshal(step.ControlValues["skip"])
+			rs := string(raw)
+			o.Status = store.JobSkipped
+			o.Details = append(o.Details, e.detail(o, "Success", "Internal", conditionSkipped, &rs))
+			return o, nil
+		}
+	}
 	if off, why := turnedOff(c, step.Type); off {
 		o.Status = store.JobSkipped
 		o.Details = append(o.Details, e.detail(o, "Success", "Internal", why, nil))
@@ -42,6 +68,7 @@ func (e *Engine) run(ctx context.Context, c store.Claimed, b *batchIntegrations)
 	if err := addTriggerVars(ctx, vars, c, step, e.envValues); err != nil {
 		return e.retry(o, err), nil
 	}
+	bindSteps(vars, steps)
 	values, err := Translate(ctx, e.sb, e.tr, store.Scope{OrganizationID: c.Job.OrganizationID, EnvironmentID: c.Job.EnvironmentID},
 		store.TranslationWorkflow, c.Workflow.Key, deref(c.Subscriber.Locale), StepValues(*step))
 	var se *sandbox.Error
@@ -68,6 +95,10 @@ func (e *Engine) run(ctx context.Context, c store.Claimed, b *batchIntegrations)
 		return e.delay(o, c, ctl), nil
 	case "digest":
 		return e.digest(o, c, ctl)
+	case "throttle":
+		return e.throttle(ctx, o, c, step, ctl), nil
+	case "http_request":
+		return e.httpRequest(ctx, o, c, ctl), nil
 	case "email", "sms", "chat", "push":
 		return e.deliver(ctx, o, c, step, ctl, b), nil
 	default:

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -84,10 +85,17 @@ func (e *Engine) delay(o store.JobOutcome, c store.Claimed, ctl map[string]any) 
 			return e.failStop(o, "Payload", fmt.Sprintf("The payload time at %q is in the past", path))
 		}
 		due = t
+	case "timed":
+		t, err := nextCron(str(ctl["cron"]), now, subscriberLocation(c.Subscriber))
+		if err != nil {
+			return e.failStop(o, "Internal", "The timed delay is misconfigured: "+err.Error())
+		}
+		due = t
 	default:
-		return e.failStop(o, "Internal", fmt.Sprintf("Delay type %q is not regular or scheduled", typ))
+		return e.failStop(o, "Internal", fmt.Sprintf("Delay type %q is not regular, scheduled or timed", typ))
 	}
 	o.Status, o.RunAt, o.ContinueWorkflow = store.JobDelayed, due, false
+	o.Output, _ = json.Marshal(map[string]any{"duration": due.Sub(now).Milliseconds()})
 	o.Details = append(o.Details, e.detail(o, "Success", "Internal", "Delayed until "+due.UTC().Format(time.RFC3339Nano), nil))
 	return o
 }
@@ -171,9 +179,12 @@ func planTriggerDigest(sb *sandbox.Sandbox, step store.Step, sub store.Subscribe
 	if sandbox.HasTranslations(step.ControlValues) {
 		return nil // a worker reads the translations
 	}
+	if rule, err := StepCondition(step); err != nil || rule != nil {
+		return nil // a worker evaluates the step's conditions
+	}
 	vars := bindings(sub, payload, nil)
 	bindContexts(vars, contexts)
-	ctl, err := sb.Controls(sandbox.Ordered(step.ControlValues, step.ControlOrder), vars)
+	ctl, err := sb.Controls(StepValues(step), vars)
 	if err != nil {
 		return nil
 	}
@@ -189,6 +200,7 @@ func planTriggerDigest(sb *sandbox.Sandbox, step store.Step, sub store.Subscribe
 // metadata (Job is the caller's to set). A non-empty failure says why the
 // step is misconfigured.
 func planDigest(ctl map[string]any, since, now time.Time, sub store.Subscriber, payload store.JSON) (*store.DigestJoinParams, string) {
+	ctl = v2Digest(ctl)
 	typ := str(ctl["type"])
 	if typ == "" {
 		typ = "regular"
@@ -228,13 +240,7 @@ func planDigest(ctl map[string]any, since, now time.Time, sub store.Subscriber, 
 		if raw, err := json.Marshal(ctl["timed"]); err == nil {
 			_ = json.Unmarshal(raw, &tc)
 		}
-		loc := time.UTC
-		if tz := sub.Timezone; tz != nil && *tz != "" {
-			if l, err := time.LoadLocation(*tz); err == nil {
-				loc = l
-			}
-		}
-		t, err := nextTimed(since, loc, unit, amount, tc)
+		t, err := nextTimed(since, subscriberLocation(sub), unit, amount, tc)
 		if err != nil {
 			return nil, "The timed digest is misconfigured: " + err.Error()
 		}
@@ -277,6 +283,47 @@ func planDigest(ctl map[string]any, since, now time.Time, sub store.Subscriber, 
 	return &store.DigestJoinParams{
 		Key: key, WindowEnd: end, Backoff: backoff, Event: payload, Metadata: meta, At: since, Now: now,
 	}, ""
+}
+
+// v2Digest reads Novu's v2 digest controls as the v1 ones they stand for:
+// lookBackWindow {amount, unit} is backoff with backoffAmount/backoffUnit;
+// cron is a timed digest with that cronExpression.
+func v2Digest(ctl map[string]any) map[string]any {
+	cron, hasCron := ctl["cron"].(string)
+	lb, hasLB := ctl["lookBackWindow"].(map[string]any)
+	if (!hasCron || cron == "") && !hasLB {
+		return ctl
+	}
+	out := maps.Clone(ctl)
+	delete(out, "lookBackWindow")
+	delete(out, "cron")
+	if hasCron && cron != "" {
+		out["type"] = "timed"
+		timed, _ := out["timed"].(map[string]any)
+		timed = maps.Clone(timed)
+		if timed == nil {
+			timed = map[string]any{}
+		}
+		timed["cronExpression"] = cron
+		out["timed"] = timed
+	} else if str(out["type"]) == "timed" {
+		out["type"] = "regular"
+	}
+	if hasLB {
+		out["backoff"] = true
+		out["backoffAmount"], out["backoffUnit"] = lb["amount"], lb["unit"]
+	}
+	return out
+}
+
+// subscriberLocation is the subscriber's timezone, UTC without a usable one.
+func subscriberLocation(sub store.Subscriber) *time.Location {
+	if tz := sub.Timezone; tz != nil && *tz != "" {
+		if l, err := time.LoadLocation(*tz); err == nil {
+			return l
+		}
+	}
+	return time.UTC
 }
 
 // joinDigests places the batch's digest events in one transaction and

@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/herald-notify/herald/internal/engine"
 	"github.com/herald-notify/herald/internal/id"
 	"github.com/herald-notify/herald/internal/preference"
 	"github.com/herald-notify/herald/internal/sandbox"
@@ -18,7 +19,7 @@ import (
 )
 
 // stepTypes are the workflow step types Herald accepts.
-var stepTypes = []string{"in_app", "email", "sms", "chat", "push", "delay", "digest"}
+var stepTypes = []string{"in_app", "email", "sms", "chat", "push", "delay", "digest", "throttle", "http_request"}
 
 const maxSteps = 20
 
@@ -80,6 +81,14 @@ func workflowOut(w store.Workflow) workflowJSON {
 		if values == nil {
 			values = map[string]any{}
 		}
+		if defaults := controlDefaults[s.Type]; defaults != nil {
+			values = maps.Clone(values)
+			for k, v := range defaults {
+				if _, ok := values[k]; !ok {
+					values[k] = v
+				}
+			}
+		}
 		shown := values
 		if s.Type == "email" {
 			if _, ok := values["subject"]; !ok {
@@ -97,6 +106,14 @@ func workflowOut(w store.Workflow) workflowJSON {
 		out.StepTypeOverviews = append(out.StepTypeOverviews, s.Type)
 	}
 	return out
+}
+
+// controlDefaults are the controls a step answers with when they were not
+// written: the engine's defaults, which the established SDK requires in
+// its answers (a throttle's type and threshold, a request's method).
+var controlDefaults = map[string]map[string]any{
+	"throttle":     {"type": "fixed", "threshold": 1},
+	"http_request": {"method": "POST"},
 }
 
 // preferencesOut shows a workflow's preferences in the established shape:
@@ -233,6 +250,7 @@ func readWorkflow(o *object, w *store.Workflow, sb *sandbox.Sandbox) {
 			_ = json.Unmarshal(v, &s.ControlValues)
 			s.ControlOrder = sandbox.KeyOrder(v)
 			checkControls(sb, so, s.ControlValues)
+			checkStepControls(so, s.Type, s.ControlValues)
 			if s.Type == "email" {
 				checkEmailLayoutID(so, s.ControlValues)
 			}
@@ -265,6 +283,19 @@ func checkControls(sb *sandbox.Sandbox, so *object, values map[string]any) {
 		if err == nil && sandbox.CheckURL(out) != nil {
 			so.errs.add(field+l.Path, sandbox.ErrUnsafeURL.Error(), l.Value)
 		}
+	}
+}
+
+// checkStepControls refuses, naming each field, controls the step could
+// not run with (engine.CheckControls: conditions, throttle, HTTP request,
+// cron, look-back window).
+func checkStepControls(so *object, stepType string, values map[string]any) {
+	for _, e := range engine.CheckControls(stepType, values) {
+		v := any(nil)
+		if top, _, _ := strings.Cut(e.Field, "."); top != "" {
+			v = values[top]
+		}
+		so.errs.add(so.prefix+"controlValues."+e.Field, e.Msg, v)
 	}
 }
 

@@ -86,11 +86,27 @@ var stepControlFields = map[string]map[string]any{
 		"redirect": jsType("object"), "data": jsType("object"), "disableOutputSanitization": jsType("boolean")},
 	"email": {"subject": jsType("string"), "body": jsType("string"), "editorType": map[string]any{"type": "string", "enum": []string{"block", "html"}},
 		"layoutId": map[string]any{"type": []string{"string", "null"}}, "disableOutputSanitization": jsType("boolean")},
-	"sms":    {"body": jsType("string")},
-	"chat":   {"body": jsType("string")},
-	"push":   {"subject": jsType("string"), "body": jsType("string")},
-	"delay":  {"type": jsType("string"), "amount": jsType("number"), "unit": jsType("string")},
+	"sms":  {"body": jsType("string")},
+	"chat": {"body": jsType("string")},
+	"push": {"subject": jsType("string"), "body": jsType("string")},
+	"delay": {"type": map[string]any{"type": "string", "enum": []string{"regular", "timed"}}, "amount": jsType("number"),
+		"unit": jsType("string"), "cron": jsType("string")},
 	"digest": {"amount": jsType("number"), "unit": jsType("string"), "digestKey": jsType("string"), "lookBackWindow": jsType("object"), "cron": jsType("string")},
+	"throttle": {"type": map[string]any{"type": "string", "enum": []string{"fixed", "dynamic"}}, "amount": jsType("number"),
+		"unit": map[string]any{"type": "string", "enum": []string{"minutes", "hours", "days"}}, "dynamicKey": jsType("string"),
+		"threshold": map[string]any{"type": "number", "minimum": 1}, "throttleKey": jsType("string")},
+	"http_request": {"method": map[string]any{"type": "string", "enum": []string{"GET", "POST", "PUT", "DELETE", "PATCH"}},
+		"url": jsType("string"), "headers": jsType("array"), "body": map[string]any{"type": []string{"string", "array"}},
+		"responseBodySchema": jsType("object"), "enforceSchemaValidation": jsType("boolean"), "continueOnFailure": jsType("boolean"),
+		"timeout": jsType("number")},
+}
+
+func init() {
+	// Every step takes conditions: a JSONLogic object (the dashboard's
+	// step conditions; the step runs when it holds).
+	for _, fields := range stepControlFields {
+		fields["skip"] = jsType("object")
+	}
 }
 
 func jsType(t string) map[string]any { return map[string]any{"type": t} }
@@ -306,6 +322,7 @@ func (s *Server) workflowStepPreview(w http.ResponseWriter, r *http.Request) err
 			_ = json.Unmarshal(v, &step.ControlValues)
 			step.ControlOrder = sandbox.KeyOrder(v)
 			checkControls(s.sandbox, o, step.ControlValues)
+			checkStepControls(o, step.Type, step.ControlValues)
 		}
 		if v, set := o.jsonObject("previewPayload", maxDataBytes); set && v != nil {
 			_ = json.Unmarshal(v, &sent)
@@ -346,6 +363,7 @@ func (s *Server) workflowStepPreview(w http.ResponseWriter, r *http.Request) err
 		Input:    engine.StepInput{Subscriber: previewSubscriber(subscriber), Payload: payload, Digest: digest},
 		Env:      env,
 		Contexts: sent["context"],
+		Steps:    example["steps"],
 		Sandbox:  s.sandbox, Translations: s.store, Layouts: s.store,
 	}
 	if preview, err := engine.PreviewSend(r.Context(), p); err != nil {

@@ -38,6 +38,9 @@ type Config struct {
 	DeliveryTimeout time.Duration
 	// PID, when not zero, is the server's process: its memory is reported.
 	PID int
+	// Condition gives the workflow's step conditions that every trigger
+	// meets (BenchCondition): the cost of evaluating them, nothing skipped.
+	Condition bool
 	// Progress receives a line per phase (nil: none).
 	Progress io.Writer
 }
@@ -135,7 +138,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		FeedClients: cfg.FeedClients, FeedDuration: cfg.FeedDuration, subscriberPrefix: "bench-" + run + "-"}
 	fmt.Fprintf(cfg.Progress, "creating the workflow and %d subscribers (and one for each probe)\n", cfg.Subscribers)
 	var err error
-	if r.workflowID, err = createWorkflow(ctx, a, "herald-bench-"+run); err != nil {
+	if r.workflowID, err = createWorkflow(ctx, a, "herald-bench-"+run, cfg.Condition); err != nil {
 		return nil, err
 	}
 	// The clients trigger for the first Subscribers; each probe has a
@@ -185,15 +188,28 @@ func runID() string {
 	return hex.EncodeToString(b)
 }
 
+// BenchCondition is the step condition of `herald bench --condition`: a
+// typical rule over the payload and the subscriber that every trigger of
+// the run meets.
+var BenchCondition = map[string]any{"and": []any{
+	map[string]any{"notNull": []any{map[string]any{"var": "payload.order"}}},
+	map[string]any{"in": []any{"A-", map[string]any{"var": "payload.order"}}},
+	map[string]any{"!=": []any{map[string]any{"var": "subscriber.data.tier"}, "blocked"}},
+}}
+
 // createWorkflow creates the one-step in-app workflow of internal/bench/wrk
 // and returns its workflowId (the trigger name).
-func createWorkflow(ctx context.Context, a *api, key string) (string, error) {
+func createWorkflow(ctx context.Context, a *api, key string, condition bool) (string, error) {
+	controls := map[string]any{
+		"subject":       `Hi {{ subscriber.firstName | default: 'there' }}`,
+		"body":          `Order {{ payload.order }} ({{ payload.items | size }} items) shipped on {{ payload.when | date: '%b %d' }}`,
+		"primaryAction": map[string]any{"label": "Track", "redirect": map[string]any{"url": "/orders/{{ payload.order }}"}},
+	}
+	if condition {
+		controls["skip"] = BenchCondition
+	}
 	body := map[string]any{"name": key, "workflowId": key, "steps": []any{map[string]any{
-		"name": "inbox", "type": "in_app", "controlValues": map[string]any{
-			"subject":       `Hi {{ subscriber.firstName | default: 'there' }}`,
-			"body":          `Order {{ payload.order }} ({{ payload.items | size }} items) shipped on {{ payload.when | date: '%b %d' }}`,
-			"primaryAction": map[string]any{"label": "Track", "redirect": map[string]any{"url": "/orders/{{ payload.order }}"}},
-		},
+		"name": "inbox", "type": "in_app", "controlValues": controls,
 	}}}
 	var out struct {
 		WorkflowID string `json:"workflowId"`

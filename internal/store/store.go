@@ -32,6 +32,7 @@ type Store interface {
 	Idempotency
 	Workflows
 	Pipeline
+	Steps
 	Inbox
 	InboxState
 	Topics

@@ -287,10 +287,13 @@ type JobOutcome struct {
 	Delivery      JSON
 	// Digest, when set, is written as the job's digest metadata.
 	Digest JSON
+	// Output, when set, is written as the step's output (StepResult.Output).
+	Output JSON
 	// ContinueWorkflow queues the next step of the notification.
 	ContinueWorkflow bool
-	// SkipRest marks the notification's later steps skipped.
-	SkipRest bool
+	// SkipRest marks the notification's later steps skipped; CancelRest
+	// marks them canceled (a workflow stopped by a failed step).
+	SkipRest, CancelRest bool
 	// Handled says the outcome was written already (digest steps): JobFinish skips it.
 	Handled bool
 }

@@ -388,6 +388,11 @@ func (f *gateFixture) writes() map[string]gatedWrite {
 				Event: store.JSON(`{}`), Metadata: map[string]any{}, At: f.at, Now: f.at}})
 			return err
 		}},
+		"ThrottleCount": {call: func(ctx context.Context) error {
+			_, err := f.db.ThrottleCount(ctx, &store.ThrottleCountParams{Scope: f.scope, SubscriberID: f.sub.ID,
+				WorkflowID: f.wf.ID, StepID: "limit", WindowEnd: f.at.Add(time.Hour), Now: f.at})
+			return err
+		}},
 		"FanoutRun": {setup: func(t *testing.T) { jobs = f.claimed(t, true) }, call: func(ctx context.Context) error {
 			for _, c := range jobs {
 				if c.Job.Type == "fanout" {

@@ -310,8 +310,12 @@ func (db *DB) JobFinish(ctx context.Context, outcomes []store.JobOutcome, now ti
 			if o.Handled {
 				continue
 			}
-			if o.SkipRest {
-				if err := skipRest(ctx, tx, o.Job, now); err != nil {
+			if o.SkipRest || o.CancelRest {
+				status := store.JobSkipped
+				if o.CancelRest {
+					status = store.JobCanceled
+				}
+				if err := endRest(ctx, tx, o.Job, status, now); err != nil {
 					return err
 				}
 			}
@@ -369,17 +373,18 @@ func (db *DB) finishJobRows(ctx context.Context, tx *sql.Tx, outcomes []store.Jo
 				runAt = o.RunAt
 			}
 			rows[i] = []any{o.Job.ID, o.Job.Attempts, o.Status, o.Error, ms(runAt), nullJSON(o.Digest),
-				nullString(o.IntegrationID), nullJSON(o.Delivery)}
+				nullString(o.IntegrationID), nullJSON(o.Delivery), nullJSON(o.Output)}
 		}
 		a := args{ms(now)}
 		src, err := db.d.rowSource(&a, rows, finishTypes)
 		if err != nil {
 			return nil, err
 		}
-		res, err := tx.QueryContext(ctx, "WITH v(id, attempts, status, error, run_at, digest, integration_id, delivery) AS"+
+		res, err := tx.QueryContext(ctx, "WITH v(id, attempts, status, error, run_at, digest, integration_id, delivery, output) AS"+
 			" ("+src+") UPDATE jobs SET status = v.status, lease_until = NULL, error = v.error,"+
 			" run_at = v.run_at, updated_at = $1, digest = coalesce(v.digest, jobs.digest),"+
-			" integration_id = coalesce(v.integration_id, jobs.integration_id), delivery = coalesce(v.delivery, jobs.delivery) FROM v"+
+			" integration_id = coalesce(v.integration_id, jobs.integration_id), delivery = coalesce(v.delivery, jobs.delivery),"+
+			" output = coalesce(v.output, jobs.output) FROM v"+
 			" WHERE jobs.id = v.id AND (jobs.status = 'running') IS TRUE AND jobs.attempts = v.attempts RETURNING jobs.id", a...)
 		ids, err := scanAll(res, err, func(r rowScanner) (string, error) {
 			var id string
@@ -396,7 +401,7 @@ func (db *DB) finishJobRows(ctx context.Context, tx *sql.Tx, outcomes []store.Jo
 }
 
 // finishTypes are the column types of finishJobRows' rows.
-var finishTypes = []string{"TEXT", "BIGINT", "TEXT", "TEXT", "BIGINT", "TEXT", "TEXT", "TEXT"}
+var finishTypes = []string{"TEXT", "BIGINT", "TEXT", "TEXT", "BIGINT", "TEXT", "TEXT", "TEXT", "TEXT"}
 
 // insertDetailsBatched writes execution details a chunk at a time.
 func (db *DB) insertDetailsBatched(ctx context.Context, q querier, ds []store.ExecutionDetail) error {
@@ -463,10 +468,10 @@ func (db *DB) queueSteps(ctx context.Context, q querier, steps []queuedNext, now
 // queueTypes are the column types of queueSteps' rows.
 var queueTypes = []string{"TEXT", "BIGINT", "BIGINT"}
 
-// skipRest marks the later steps of a job's notification skipped.
-func skipRest(ctx context.Context, q querier, j store.Job, now time.Time) error {
-	_, err := q.ExecContext(ctx, "UPDATE jobs SET status = 'skipped', updated_at = $1"+
-		" WHERE notification_id = $2 AND step_index > $3 AND status = 'pending'", ms(now), j.NotificationID, j.StepIndex)
+// endRest gives the later pending steps of a job's notification a final status (skipped, canceled).
+func endRest(ctx context.Context, q querier, j store.Job, status string, now time.Time) error {
+	_, err := q.ExecContext(ctx, "UPDATE jobs SET status = $4, updated_at = $1"+
+		" WHERE notification_id = $2 AND step_index > $3 AND status = 'pending'", ms(now), j.NotificationID, j.StepIndex, status)
 	return err
 }
 
