@@ -6,6 +6,9 @@
 // Activity without a reload and its execution details, the other pages,
 // API key masking, sign-out, and the data routes' 401 and cross-origin 403
 // by replaying the dashboard's own requests. axe-core runs on every page.
+// A workflow is built from nothing (steps of every kind added, moved,
+// removed; a condition made in the builder, a refused one shown; saved and
+// checked through the public API; triggered).
 // The steps firefox-test.mjs runs too (keyboard navigation, a topic,
 // integrations with Send test, API keys, a 375 px screen) are in steps.mjs.
 // Run by internal/e2e TestDashboardChromium, or by hand:
@@ -13,7 +16,7 @@
 import { mkdir } from "node:fs/promises";
 import { chromium } from "playwright-core";
 import { base, email, password, axeSource, api, makeCheck, playwrightUI, keyboardNavigation,
-  templateError, activity, subscriber, topic, integrations, apiKeys, environmentSwitch, layoutPreview, narrowScreen } from "./steps.mjs";
+  templateError, activity, subscriber, topic, integrations, apiKeys, environmentSwitch, layoutPreview, narrowScreen, buildWorkflow, expectedError } from "./steps.mjs";
 
 const shots = process.env.SCREENSHOT_DIR;
 const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
@@ -128,6 +131,10 @@ try {
   check(true, "the trigger's page shows its step's execution details and the rendered message");
   await axe("Trigger");
 
+  // A workflow built from nothing on the dashboard (steps.mjs).
+  const built = await buildWorkflow(ui, check, { workflowId: "dashboard-built", workflowName: "Dashboard built", subscriberId: "ada" });
+  problems.splice(0, Infinity, ...problems.filter((p) => !expectedError(p, "dashboard-built"))); // the refused save's 422
+
   // The other pages, with real data.
   await subscriber(ui, check, { subscriberId: "ada", message: "Edited: From the test trigger", workflowName: "Dashboard welcome" });
   // The steps firefox-test.mjs runs too (steps.mjs): a topic, integrations
@@ -145,7 +152,7 @@ try {
   // A narrow screen: nothing wider than the window (tables scroll in
   // their own box).
   await narrowScreen(ui, check, { workflowId: "dashboard-welcome", workflowName: "Dashboard welcome", subscriberId: "ada",
-    triggerHash, triggerTx: testTx });
+    triggerHash, triggerTx: testTx, extra: [built] });
 
   check(problems.length === 0, `no console errors and no failed requests${problems.length ? `: ${problems.join("; ")}` : ""}`);
 

@@ -59,8 +59,9 @@ export async function startHook() {
 }
 
 // ---- Adapters -------------------------------------------------------------
-// A ui has: goto(hash), nav(name), heading(name), fill(label, value, {within}),
-// value(label), select(label, value), waitAlert(text), waitLink(name, {timeout}),
+// A ui has: goto(hash), nav(name), heading(name), fill(label, value, {within, exact}),
+// value(label, {within, exact}), select(label, value, {within, exact}), setChecked(label, on, {within}),
+// waitAlert(text, {within}), waitLink(name, {timeout}), focusButton(name, {within}),
 // waitRowText(rowText, text, {timeout}), attr(label, name), click(role, name, {within}) with role
 // "button" or "link", waitStatus(text, {within, timeout}), waitRegion(name),
 // waitButton(name, {within}),
@@ -76,9 +77,11 @@ export function playwrightUI(page, { axe }) {
     nav: (name) => page.getByRole("link", { name, exact: true }).click(),
     heading: (name) => page.getByRole("heading", { name, exact: true }).waitFor(),
     fill: (label, value, { within, exact } = {}) => scope(within).getByLabel(label, { exact }).fill(value),
-    value: (label) => page.getByLabel(label).inputValue(),
-    select: (label, value) => page.getByLabel(label).selectOption(value),
-    waitAlert: (text) => page.getByRole("alert").filter({ hasText: text }).waitFor(),
+    value: (label, { within, exact } = {}) => scope(within).getByLabel(label, { exact }).inputValue(),
+    select: (label, value, { within, exact } = {}) => scope(within).getByLabel(label, { exact }).selectOption(value),
+    setChecked: (label, on, { within } = {}) => scope(within).getByLabel(label, { exact: true }).setChecked(on),
+    waitAlert: (text, { within } = {}) => scope(within).getByRole("alert").filter({ hasText: text }).first().waitFor(),
+    focusButton: (name, { within } = {}) => scope(within).getByRole("button", { name, exact: true }).focus(),
     waitLink: (name, { timeout } = {}) => page.getByRole("link", { name }).waitFor({ timeout }),
     waitRowText: (rowText, text, { timeout } = {}) => page.getByRole("row").filter({ hasText: rowText }).getByText(text).waitFor({ timeout }),
     attr: (label, name) => page.getByLabel(label).getAttribute(name),
@@ -146,12 +149,17 @@ export function domUI(page, { axe, timeout: defaultTimeout = 10000 }) {
       const el = await element({ label, within, exact }, `the field ${label}`);
       await el.evaluate((e, v) => { e.value = v; e.dispatchEvent(new Event("input", { bubbles: true })); e.dispatchEvent(new Event("change", { bubbles: true })); }, value);
     },
-    value: async (label) => (await element({ label }, `the field ${label}`)).evaluate((e) => e.value),
-    select: async (label, value) => {
-      const el = await element({ label }, `the select ${label}`);
+    value: async (label, { within, exact } = {}) => (await element({ label, within, exact }, `the field ${label}`)).evaluate((e) => e.value),
+    select: async (label, value, { within, exact } = {}) => {
+      const el = await element({ label, within, exact }, `the select ${label}`);
       await el.evaluate((e, v) => { e.value = v; e.dispatchEvent(new Event("input", { bubbles: true })); e.dispatchEvent(new Event("change", { bubbles: true })); }, value);
     },
-    waitAlert: (text) => textIn("[role=alert]", text),
+    setChecked: async (label, on, { within } = {}) => {
+      const el = await element({ label, within, exact: true }, `the checkbox ${label}`);
+      if (await el.evaluate((e) => e.checked) !== on) await el.click();
+    },
+    waitAlert: (text, { within } = {}) => textIn(within ? `section[aria-label="${within}"] [role=alert]` : "[role=alert]", text),
+    focusButton: async (name, { within } = {}) => (await element({ role: "button", name, within }, `the button ${name}`)).focus(),
     waitLink: (name, { timeout } = {}) => waitFor((n) => [...document.querySelectorAll("a[href]")].some((a) => a.textContent.trim() === n), name, timeout),
     waitRowText: (rowText, text, { timeout } = {}) => waitFor(({ r, t }) => [...document.querySelectorAll("#view tr")]
       .some((tr) => tr.textContent.includes(r) && tr.textContent.includes(t)), { r: rowText, t: text }, timeout),
@@ -380,11 +388,14 @@ export async function apiKeys(ui, check) {
 
 // narrowScreen: at 375 px nothing is wider than the window (tables scroll
 // in their own box); the viewport is put back after.
-export async function narrowScreen(ui, check, { workflowId, workflowName, subscriberId, triggerHash, triggerTx }, back = { width: 1200, height: 900 }) {
+// extra: more [hash, heading] pages to check.
+export async function narrowScreen(ui, check, { workflowId, workflowName, subscriberId, triggerHash, triggerTx, extra = [] },
+  back = { width: 1200, height: 900 }) {
   await ui.setViewport(375, 800);
   for (const [hash, heading] of [["#/workflows", "Workflows"], [`#/workflows/${workflowId}`, workflowName], ["#/activity", "Activity"],
     [triggerHash, `Trigger ${triggerTx}`], ["#/subscribers", "Subscribers"], [`#/subscribers/${subscriberId}`, subscriberId],
-    ["#/topics", "Topics"], ["#/integrations", "Integrations"], ["#/integrations/new/sendgrid", "Add SendGrid"], ["#/api-keys", "API keys"]]) {
+    ["#/topics", "Topics"], ["#/integrations", "Integrations"], ["#/integrations/new/sendgrid", "Add SendGrid"], ["#/api-keys", "API keys"],
+    ...extra]) {
     await ui.goto(hash);
     await ui.heading(heading);
     // The window less a classic scrollbar (Firefox's takes room, Chromium's
@@ -394,7 +405,7 @@ export async function narrowScreen(ui, check, { workflowId, workflowName, subscr
       // What sticks out: a box past the window, or a box whose content
       // overflows it (a long word), outside the boxes that scroll.
       const wide = [...document.querySelectorAll("#app *")].filter((el) => !el.closest(".table-wrap, pre")
-        && (el.getBoundingClientRect().right > root.clientWidth + 0.5 || el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0)).slice(0, 3).map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}${el.className ? `.${el.className}` : ""}`);
+        && (el.getBoundingClientRect().right > root.clientWidth + 0.5 || el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0 && !el.matches("input, textarea"))).slice(0, 3).map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}${el.className ? `.${el.className}` : ""}`);
       return { scroll: root.scrollWidth, client: root.clientWidth, wide };
     });
     check(scroll <= client && client <= 375, `${heading} fits a 375 px wide screen (${scroll} px in ${client} px${wide.length ? `; too wide: ${wide.join(", ")}` : ""})`);
@@ -424,3 +435,125 @@ export async function layoutPreview(ui, check, { layoutId, workflowId, workflowN
   await ui.waitTextIn(".preview", "Translated subject for Acme");
   check(true, "a preview binds the contexts given");
 }
+
+// buildWorkflow makes a workflow from nothing on the dashboard: created from
+// the Workflows page, five steps added (in-app, a delay, an e-mail with a
+// condition made in the builder, a throttle, an HTTP request with a header)
+// and a sixth, one moved up with the keyboard and the sixth removed, then
+// saved: the public API returns the steps in that order with their
+// controls (the condition as JSONLogic). A condition the API refuses, put
+// in the JSON editor, shows the 422 naming steps.N.controlValues.skip in its
+// step and saves nothing (the one 422 the browser logs: expectedError says
+// which); the page read again shows the builder's rows; a
+// saved HTTP request step previews with its controls rendered; a test
+// trigger of the workflow is found in Activity. Returns the workflow's page.
+export async function buildWorkflow(ui, check, { workflowId, workflowName, subscriberId }) {
+  await ui.nav("Workflows");
+  await ui.heading("Workflows");
+  await ui.fill("Name", workflowName, { exact: true });
+  await ui.fill("Workflow ID (optional)", workflowId, { exact: true });
+  await ui.click("button", "Create workflow");
+  await ui.heading(workflowName);
+  check((await api("GET", `/v2/workflows/${workflowId}`)).steps.length === 0, "a workflow is created from the Workflows page, with no step yet");
+  const addStep = async (type, name) => {
+    await ui.select("Step type", type, { exact: true });
+    await ui.fill("Step name", name, { exact: true });
+    await ui.click("button", "Add step");
+    await ui.waitRegion(`Step ${name}`);
+  };
+  await addStep("in_app", "Inbox");
+  await ui.fill("body", "Order {{payload.id}}", { within: "Step Inbox", exact: true });
+  await addStep("delay", "Wait");
+  await ui.select("type", "regular", { within: "Step Wait", exact: true });
+  await ui.fill("amount", "1", { within: "Step Wait", exact: true });
+  await ui.select("unit", "hours", { within: "Step Wait", exact: true });
+  await addStep("email", "Mail");
+  await ui.fill("subject", "Order {{payload.id}} is waiting", { within: "Step Mail", exact: true });
+  await ui.fill("body", "<p>Your order {{payload.id}}</p>", { within: "Step Mail", exact: true });
+  await ui.click("button", "Add condition", { within: "Step Mail" });
+  await ui.fill("Condition 1 field", "steps.inbox.read", { within: "Step Mail", exact: true });
+  await ui.select("Condition 1 operator", "==", { within: "Step Mail", exact: true });
+  await ui.fill("Condition 1 value", "false", { within: "Step Mail", exact: true });
+  await addStep("throttle", "Limit");
+  await ui.fill("threshold (default 1)", "3", { within: "Step Limit", exact: true });
+  await ui.fill("throttleKey (optional)", "{{payload.id}}", { within: "Step Limit", exact: true });
+  await addStep("http_request", "Crm");
+  await ui.fill("url", "https://crm.example.com/orders/{{payload.id}}", { within: "Step Crm", exact: true });
+  await ui.click("button", "Add header", { within: "Step Crm" });
+  await ui.fill("Header 1 name", "X-Plan", { within: "Step Crm", exact: true });
+  await ui.fill("Header 1 value", "{{subscriber.data.plan}}", { within: "Step Crm", exact: true });
+  await ui.fill("body (JSON)", '{"id": "{{payload.id}}"}', { within: "Step Crm", exact: true });
+  await ui.setChecked("continueOnFailure", true, { within: "Step Crm" });
+  await addStep("sms", "Extra");
+  const order = () => ui.evaluate(() => [...document.querySelectorAll("section.step")].map((s) => s.getAttribute("aria-label").slice(5)).join());
+  check(await order() === "Inbox,Wait,Mail,Limit,Crm,Extra", "steps of every kind are added in order");
+
+  // The keyboard moves a step; the button pressed keeps the focus.
+  await ui.focusButton("Move up", { within: "Step Limit" });
+  await ui.press("Enter");
+  check(await order() === "Inbox,Wait,Limit,Mail,Crm,Extra", "Move up (Enter) moves a step before the one above it");
+  const focused = await ui.evaluate(() => `${document.activeElement.closest("section")?.getAttribute("aria-label")}: ${document.activeElement.textContent}`);
+  check(focused === "Step Limit: Move up", `and keeps the focus on its button (${focused})`);
+  await ui.click("button", "Remove step", { within: "Step Extra" });
+  check(await order() === "Inbox,Wait,Limit,Mail,Crm", "Remove step takes a step out");
+  await ui.axe("Built workflow");
+  await ui.click("button", "Save");
+  await ui.waitStatus("Saved.");
+
+  const want = [
+    ["inbox", "in_app", { body: "Order {{payload.id}}" }],
+    ["wait", "delay", { type: "regular", amount: 1, unit: "hours" }],
+    ["limit", "throttle", { type: "fixed", amount: 1, unit: "hours", threshold: 3, throttleKey: "{{payload.id}}" }],
+    ["mail", "email", { subject: "Order {{payload.id}} is waiting", body: "<p>Your order {{payload.id}}</p>",
+      skip: { and: [{ "==": [{ var: "steps.inbox.read" }, false] }] } }],
+    ["crm", "http_request", { method: "POST", url: "https://crm.example.com/orders/{{payload.id}}",
+      headers: [{ key: "X-Plan", value: "{{subscriber.data.plan}}" }], body: '{"id": "{{payload.id}}"}', continueOnFailure: true }],
+  ];
+  const saved = await api("GET", `/v2/workflows/${workflowId}`);
+  const got = saved.steps.map((s) => [s.stepId, s.type, s.controlValues]);
+  check(JSON.stringify(got) === JSON.stringify(want), `saved: the API returns the steps in order with their controls and condition${
+    JSON.stringify(got) === JSON.stringify(want) ? "" : `: ${JSON.stringify(got)}`}`);
+
+  // A condition the API refuses: its 422 is shown in the step, nothing saved.
+  await ui.setChecked("Edit conditions as JSON", true, { within: "Step Mail" });
+  check((await ui.value("Conditions (JSON)", { within: "Step Mail", exact: true })).includes('"steps.inbox.read"'),
+    "the JSON editor shows the builder's condition");
+  await ui.fill("Conditions (JSON)", '{"frobnicate": [1]}', { within: "Step Mail", exact: true });
+  await ui.click("button", "Save");
+  await ui.waitAlert("steps.3.controlValues.skip", { within: "Step Mail" });
+  check(true, "a condition the API refuses shows its 422 naming steps.3.controlValues.skip in the step");
+  check(JSON.stringify(await api("GET", `/v2/workflows/${workflowId}`)) === JSON.stringify(saved), "and nothing is saved");
+
+  // Read again, the builder shows what it wrote.
+  await ui.nav("Workflows");
+  await ui.heading("Workflows");
+  await ui.click("link", workflowName);
+  await ui.heading(workflowName);
+  check(await order() === "Inbox,Wait,Limit,Mail,Crm", "read again, the steps are in the saved order");
+  check(await ui.value("Condition 1 field", { within: "Step Mail", exact: true }) === "steps.inbox.read"
+    && await ui.value("Condition 1 operator", { within: "Step Mail", exact: true }) === "=="
+    && await ui.value("Condition 1 value", { within: "Step Mail", exact: true }) === "false", "and the builder reads back its condition");
+  check(await ui.value("Header 1 name", { within: "Step Crm", exact: true }) === "X-Plan"
+    && await ui.value("threshold (default 1)", { within: "Step Limit", exact: true }) === "3", "the fields read back their controls");
+
+  // An HTTP request step previews with its controls rendered.
+  await ui.fill("Payload (JSON)", '{"id": "o-7"}', { within: "Step Crm", exact: true });
+  await ui.click("button", "Preview", { within: "Step Crm" });
+  await ui.waitTextIn('section[aria-label="Step Crm"] .preview', "https://crm.example.com/orders/o-7");
+  check(true, "an HTTP request step's preview shows its rendered controls");
+
+  // A test trigger of it, found in Activity.
+  await ui.fill("Subscriber ID", subscriberId, { exact: true });
+  await ui.click("button", "Trigger");
+  await ui.waitStatus("Triggered:");
+  const tx = (await ui.text("[role=status] a")).trim();
+  await ui.nav("Activity");
+  await ui.heading("Activity");
+  await ui.waitLink(tx, { timeout: 10000 });
+  check(true, "the built workflow's test trigger is in Activity");
+  return [`#/workflows/${workflowId}`, workflowName];
+}
+
+// expectedError says whether a console error is the refused save of
+// buildWorkflow (a 422 of PUT /v2/workflows/<workflowId>).
+export const expectedError = (problem, workflowId) => problem.includes("422") && problem.includes(`/v2/workflows/${workflowId}`);

@@ -1,76 +1,15 @@
 // Herald's dashboard: a small vanilla front end, served as is (no build
-// step). Every request goes to the dashboard's own routes under
-// /dashboard/api/ with the session cookie; the data routes are the public
-// API's, under /dashboard/api/env/<environment>/. Text from the server is
-// only ever set as text (textContent), never parsed as HTML.
+// step), in modules: lib.js (the client of the dashboard's routes, the
+// element builder), workflows.js and steps.js (the Workflows pages and a
+// step's editors), and this one (sign-in, routing and the other pages).
+// Every request goes to the dashboard's own routes under /dashboard/api/
+// with the session cookie; the data routes are the public API's, under
+// /dashboard/api/env/<environment>/. Text from the server is only ever set
+// as text (textContent), never parsed as HTML.
+import { state, hooks, APIError, call, env, h, $, fmtTime, pretty, errorBox, table } from "./lib.js";
+import { workflowsPage, workflowPage } from "./workflows.js";
 
-const API = "/dashboard/api";
-const state = { session: null, env: localStorage.getItem("herald.env") || "development", timer: null };
-
-class APIError extends Error {
-  constructor(status, body) {
-    super((body && body.message) || `HTTP ${status}`);
-    this.status = status;
-    this.body = body;
-  }
-}
-
-async function call(method, path, body) {
-  const init = { method, credentials: "same-origin", headers: {} };
-  if (body !== undefined) {
-    init.headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
-  }
-  const res = await fetch(API + path, init);
-  const text = await res.text();
-  let data = null;
-  if (text) {
-    try { data = JSON.parse(text); } catch { data = { message: text }; }
-  }
-  if (res.status === 401 && path !== "/session") {
-    showSignIn();
-  }
-  if (!res.ok) throw new APIError(res.status, data);
-  return data;
-}
-
-const env = (method, path, body) => call(method, `/env/${encodeURIComponent(state.env)}${path}`, body);
-
-// h builds an element: h("a", {href: "#"}, "text", child, …). Strings are
-// text nodes; attributes starting with "on" are listeners.
-function h(tag, attrs, ...children) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
-    else if (k === "text") el.textContent = v;
-    else el.setAttribute(k, v === true ? "" : v);
-  }
-  for (const c of children.flat(Infinity)) {
-    if (c === undefined || c === null || c === false) continue;
-    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  }
-  return el;
-}
-
-const $ = (sel) => document.querySelector(sel);
-const fmtTime = (t) => (t ? new Date(t).toLocaleString() : "—");
-const pretty = (v) => JSON.stringify(v, null, 2);
-
-function errorBox(err) {
-  const lines = [err.message];
-  const fields = err.body && err.body.errors;
-  if (fields) {
-    for (const [field, e] of Object.entries(fields)) lines.push(`${field}: ${(e.messages || []).join("; ")}`);
-  }
-  return h("div", { class: "error", role: "alert" }, lines.map((l) => h("div", {}, l)));
-}
-
-function table(headers, rows) {
-  return h("div", { class: "table-wrap" },
-    h("table", {}, h("thead", {}, h("tr", {}, headers.map((x) => h("th", { scope: "col" }, x)))),
-      h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: headers.length, class: "muted" }, "Nothing yet.")))));
-}
+hooks.unauthorized = () => showSignIn();
 
 // ---- Sign-in and the frame ------------------------------------------------
 
@@ -164,139 +103,8 @@ function stopPolling() {
   state.timer = null;
 }
 
-// ---- Workflows ---------------------------------------------------------------
-
-async function workflowsPage() {
-  const { workflows } = await env("GET", "/v2/workflows?limit=100");
-  workflows.sort((a, b) => a.name.localeCompare(b.name));
-  return [h("h1", {}, "Workflows"),
-    table(["Name", "Identifier", "Steps", "Status", "Updated"], workflows.map((w) => h("tr", {},
-      h("td", {}, h("a", { href: `#/workflows/${encodeURIComponent(w.workflowId)}` }, w.name)),
-      h("td", {}, h("code", {}, w.workflowId)),
-      h("td", {}, w.steps.map((s) => s.type).join(" → ")),
-      h("td", {}, h("span", { class: "badge" }, w.active ? "active" : "inactive")),
-      h("td", {}, fmtTime(w.updatedAt)))))];
-}
-
-async function workflowPage(workflowId) {
-  const wf = await env("GET", `/v2/workflows/${encodeURIComponent(workflowId)}`);
-  const status = h("div", { "aria-live": "polite" });
-  const editors = [];
-  const stepCards = wf.steps.map((step) => {
-    const controls = controlsEditor(step);
-    editors.push({ step, controls });
-    const payload = h("textarea", { id: `payload-${step.stepId}`, rows: 4, spellcheck: "false" });
-    payload.value = "{}";
-    const subscriber = h("input", { id: `subscriber-${step.stepId}`, type: "text", placeholder: "a sample subscriber" });
-    const ctx = h("textarea", { id: `context-${step.stepId}`, rows: 2, spellcheck: "false", placeholder: '{"tenant": {"id": "acme", "data": {}}}' });
-    const out = h("div", { class: "preview", "aria-live": "polite" });
-    const preview = async () => {
-      out.replaceChildren(h("p", { class: "muted" }, "Rendering…"));
-      let body;
-      try {
-        body = { workflowId: wf.workflowId, stepId: step.stepId, controlValues: controls.value(),
-          payload: JSON.parse(payload.value || "{}"), subscriberId: subscriber.value.trim(),
-          context: ctx.value.trim() ? JSON.parse(ctx.value) : undefined };
-      } catch (e) {
-        out.replaceChildren(h("p", { class: "error", role: "alert" }, `Not JSON: ${e.message}`));
-        return;
-      }
-      try {
-        const res = await env("POST", "/preview", body);
-        if (res.error) {
-          out.replaceChildren(h("p", { class: "error", role: "alert" },
-            `Template error${res.error.field ? ` in ${res.error.field}` : ""}: ${res.error.message}`));
-        } else {
-          out.replaceChildren(h("h4", {}, "Preview"), rendered(res.result));
-        }
-      } catch (e) {
-        out.replaceChildren(errorBox(e));
-      }
-    };
-    return h("section", { class: "card", "aria-label": `Step ${step.name}` },
-      h("h3", {}, step.name, " ", h("span", { class: "badge" }, step.type)),
-      h("p", { class: "muted" }, "Step identifier: ", h("code", {}, step.stepId)),
-      h("div", { class: "grid2" },
-        h("div", {}, controls.el),
-        h("div", {}, h("label", { for: payload.id }, "Payload (JSON)"), payload,
-          h("label", { for: subscriber.id }, "Subscriber ID (optional)"), subscriber,
-          h("label", { for: ctx.id }, "Context (JSON, optional)"), ctx,
-          h("div", { class: "row" }, h("button", { type: "button", class: "secondary", onclick: preview }, "Preview")))),
-      out);
-  });
-  const save = async () => {
-    status.replaceChildren();
-    let steps;
-    try {
-      steps = editors.map(({ step, controls }) => ({ stepId: step.stepId, name: step.name, type: step.type,
-        controlValues: controls.value() }));
-    } catch (e) {
-      status.replaceChildren(h("p", { class: "error", role: "alert" }, `Not JSON: ${e.message}`));
-      return;
-    }
-    try {
-      await env("PUT", `/v2/workflows/${encodeURIComponent(wf.workflowId)}`, { name: wf.name, workflowId: wf.workflowId,
-        description: wf.description, tags: wf.tags, active: wf.active, steps });
-      status.replaceChildren(h("p", { class: "ok", role: "status" }, "Saved."));
-    } catch (e) {
-      status.replaceChildren(errorBox(e));
-    }
-  };
-  const to = h("input", { id: "test-to", type: "text", required: true });
-  const testPayload = h("textarea", { id: "test-payload", rows: 3, spellcheck: "false" });
-  testPayload.value = "{}";
-  const testOut = h("div", { "aria-live": "polite" });
-  const trigger = async () => {
-    testOut.replaceChildren();
-    try {
-      const res = await env("POST", "/v1/events/trigger", { name: wf.workflowId, to: to.value.trim(), payload: JSON.parse(testPayload.value || "{}") });
-      const tx = (res.data || res).transactionId;
-      testOut.replaceChildren(h("p", { class: "ok", role: "status" }, "Triggered: ",
-        h("a", { href: `#/activity?transactionId=${encodeURIComponent(tx)}` }, tx)));
-    } catch (e) {
-      testOut.replaceChildren(e instanceof APIError ? errorBox(e) : h("p", { class: "error", role: "alert" }, e.message));
-    }
-  };
-  return [h("p", {}, h("a", { href: "#/workflows" }, "← Workflows")),
-    h("h1", {}, wf.name),
-    h("dl", { class: "kv" }, h("dt", {}, "Identifier"), h("dd", {}, h("code", {}, wf.workflowId)),
-      h("dt", {}, "Status"), h("dd", {}, wf.active ? "active" : "inactive"),
-      h("dt", {}, "Description"), h("dd", {}, wf.description || "—")),
-    h("h2", {}, "Steps"), stepCards,
-    h("div", { class: "row" }, h("button", { type: "button", onclick: save }, "Save")), status,
-    h("h2", {}, "Trigger a test"),
-    h("label", { for: "test-to" }, "Subscriber ID"), to,
-    h("label", { for: "test-payload" }, "Payload (JSON)"), testPayload,
-    h("div", { class: "row" }, h("button", { type: "button", class: "secondary", onclick: trigger }, "Trigger")), testOut];
-}
-
-// controlsEditor edits a step's controls: a text box per control when
-// every control is text (subject, body, …), else the controls as JSON.
-// value() returns the controls, or throws when the JSON does not parse.
-function controlsEditor(step) {
-  const values = step.controlValues || {};
-  const keys = Object.keys(values);
-  if (keys.length && keys.every((k) => typeof values[k] === "string")) {
-    const boxes = keys.map((k) => {
-      const box = h("textarea", { id: `control-${step.stepId}-${k}`, rows: k === "subject" ? 2 : 5, spellcheck: "false" });
-      box.value = values[k];
-      return { k, box };
-    });
-    return { el: boxes.map(({ k, box }) => [h("label", { for: box.id }, k), box]),
-      value: () => Object.fromEntries(boxes.map(({ k, box }) => [k, box.value])) };
-  }
-  const box = h("textarea", { id: `controls-${step.stepId}`, rows: 8, spellcheck: "false" });
-  box.value = pretty(values);
-  return { el: [h("label", { for: box.id }, "Controls (JSON)"), box], value: () => JSON.parse(box.value || "{}") };
-}
-
 function channelList(channels) {
   return Object.entries(channels || {}).map(([ch, on]) => `${ch} ${on ? "on" : "off"}`).join(", ");
-}
-
-function rendered(result) {
-  return h("dl", { class: "kv" }, Object.entries(result || {}).flatMap(([k, v]) =>
-    [h("dt", {}, k), h("dd", {}, typeof v === "string" ? h("pre", {}, v) : h("pre", {}, pretty(v)))]));
 }
 
 // ---- Activity ----------------------------------------------------------------
