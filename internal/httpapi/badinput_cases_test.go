@@ -70,10 +70,20 @@ var sweepRoutes = []sweepRoute{
 		body: `{"name":"SG2","identifier":"sw-put","active":false,"credentials":{"apiKey":"k2"},"configurations":{},"conditions":[]}`},
 	{pattern: "POST /v1/integrations/{integrationId}/set-primary", params: map[string]string{"integrationId": "{{primaryIntegration}}"}},
 
-	{pattern: "POST /v2/workflows", bodyEnums: []string{"severity", "steps.0.type"},
+	{pattern: "POST /v2/workflows", bodyEnums: []string{"severity", "steps.0.type", "steps.1.controlValues.type",
+		"steps.2.controlValues.unit", "steps.3.controlValues.method"},
 		body: `{"name":"Sweep #N#","workflowId":"sw-wf-#N#","description":"d","tags":["t"],"active":true,"critical":false,` +
 			`"severity":"low","preferences":{"all":{"enabled":true}},"payloadSchema":{"type":"object"},` +
-			`"steps":[{"name":"Inbox","type":"in_app","stepId":"inbox","controlValues":{"body":"Hello","subject":"Hi"}}]}`},
+			`"steps":[{"name":"Inbox","type":"in_app","stepId":"inbox","controlValues":{"body":"Hello","subject":"Hi",` +
+			`"skip":{"and":[{"==":[{"var":"payload.vip"},true]},{"in":[{"var":"subscriber.data.plan"},["pro","team"]]}]}}},` +
+			`{"name":"Wait","type":"delay","controlValues":{"type":"timed","cron":"0 9 * * 1"}},` +
+			`{"name":"Limit","type":"throttle","controlValues":{"type":"fixed","amount":1,"unit":"hours","threshold":3,"throttleKey":"{{payload.id}}"}},` +
+			`{"name":"CRM","type":"http_request","controlValues":{"method":"POST","url":"https://crm.example.com/o/{{payload.id}}",` +
+			`"headers":[{"key":"X-Plan","value":"{{subscriber.data.plan}}"}],"body":"{\"id\":\"{{payload.id}}\"}",` +
+			`"responseBodySchema":{"type":"object"},"enforceSchemaValidation":true,"continueOnFailure":false,"timeout":2000}},` +
+			`{"name":"Batch","type":"digest","controlValues":{"amount":10,"unit":"minutes","lookBackWindow":{"amount":5,"unit":"minutes"},` +
+			`"skip":{"==":[{"var":"steps.inbox.read"},false]}}},` +
+			`{"name":"Daily","type":"digest","controlValues":{"cron":"0 9 * * *","digestKey":"projectId"}}]}`},
 	{pattern: "GET /v2/workflows", query: map[string]string{"limit": "10", "offset": "0", "query": "sw"}, paging: []string{"limit", "offset"}},
 	{pattern: "GET /v2/workflows/{workflowId}", params: map[string]string{"workflowId": "sw-flow"}},
 	{pattern: "PUT /v2/workflows/{workflowId}", params: map[string]string{"workflowId": "sw-put-flow"}, bodyEnums: []string{"steps.0.type"},
