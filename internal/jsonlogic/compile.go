@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/herald-notify/herald/internal/jsvalue"
 )
 
 // Limits of a rule, checked by Parse.
@@ -206,7 +208,7 @@ func (n *node) resolveVar() {
 	case string:
 		s = x
 	case float64:
-		s = numberToString(x)
+		s = jsvalue.NumberToString(x)
 	case bool:
 		s = strconv.FormatBool(x)
 	default:

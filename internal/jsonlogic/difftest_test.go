@@ -320,36 +320,3 @@ func firstNonEmpty(ms ...json.RawMessage) json.RawMessage {
 	}
 	return nil
 }
-
-// TestParseDateAgainstV8 compares parseDate with new Date(s).getTime() in
-// Node.js over date-like strings, ISO forms and the legacy parser's.
-func TestParseDateAgainstV8(t *testing.T) {
-	node := nodetest.RequireTool(t, "node")
-	inputs := dateStrings(generatedSeed, 3000)
-	stdin, err := json.Marshal(inputs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	script := `let s='';process.stdin.on('data',c=>s+=c).on('end',()=>{` +
-		`process.stdout.write(JSON.stringify(JSON.parse(s).map(x=>{const t=new Date(x).getTime();return Number.isNaN(t)?null:t})))})`
-	var got []*float64
-	if err := json.Unmarshal(runNode(t, node, stdin, "-e", script), &got); err != nil {
-		t.Fatal(err)
-	}
-	differ := 0
-	for i, s := range inputs {
-		want := math.NaN()
-		if got[i] != nil {
-			want = *got[i]
-		}
-		have := parseDate(s)
-		if have == want || (math.IsNaN(have) && math.IsNaN(want)) {
-			continue
-		}
-		differ++
-		if differ <= 30 {
-			t.Errorf("new Date(%q): V8 %v, Herald %v", s, time.UnixMilli(int64(want)).UTC(), time.UnixMilli(int64(have)).UTC())
-		}
-	}
-	t.Logf("%d of %d date strings differ", differ, len(inputs))
-}

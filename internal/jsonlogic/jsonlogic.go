@@ -7,7 +7,9 @@
 // It reproduces JavaScript's semantics where the result depends on them:
 // Number() and parseFloat() coercions, String() of numbers and arrays,
 // strings counted in UTF-16 code units, === (objects by identity), and
-// new Date(string) as V8 parses it (see parseDate), in UTC. The differential
+// new Date(string) as V8 parses it, in UTC; the conversions of strings,
+// numbers and dates are package jsvalue's, shared with the Liquid engine,
+// and this package applies them to its values. The differential
 // test runs a corpus against the real json-logic-js with Novu's operations
 // (clients/jsonlogic-oracle).
 //
@@ -24,6 +26,8 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"github.com/herald-notify/herald/internal/jsvalue"
 )
 
 // Rule is a parsed condition, safe for concurrent use.
@@ -175,7 +179,7 @@ func collectVars(n *node, seen map[string]bool) {
 			case string:
 				seen[x] = true
 			case float64:
-				seen[numberToString(x)] = true
+				seen[jsvalue.NumberToString(x)] = true
 			default:
 				seen[""] = true
 			}

@@ -222,34 +222,6 @@ func TestEvalValues(t *testing.T) {
 	require.Equal(t, []any{1.5, 10.0}, got)
 }
 
-func TestNumberToString(t *testing.T) {
-	t.Parallel()
-	a, b := 0.1, 0.2
-	require.Equal(t, "0.30000000000000004", numberToString(a+b))
-	for x, want := range map[float64]string{
-		0: "0", 1: "1", -1.5: "-1.5", 1e21: "1e+21", 1e20: "100000000000000000000",
-		1e-7: "1e-7", 1.5e-7: "1.5e-7", 1e-6: "0.000001", 123e-20: "1.23e-18", math.MaxFloat64: "1.7976931348623157e+308",
-		5e-324: "5e-324", math.Inf(1): "Infinity", math.Inf(-1): "-Infinity", 2e21: "2e+21", 1.2345e21: "1.2345e+21",
-	} {
-		require.Equal(t, want, numberToString(x), "%v", x)
-	}
-	require.Equal(t, "NaN", numberToString(math.NaN()))
-	require.Equal(t, "0", numberToString(math.Copysign(0, -1)))
-}
-
-func TestStringToNumber(t *testing.T) {
-	t.Parallel()
-	for s, want := range map[string]float64{
-		"": 0, " \n\t": 0, "5": 5, " 42 ": 42, "1e3": 1000, "1.": 1, ".5": 0.5, "+.5": 0.5, "0x1F": 31, "0b101": 5,
-		"0o17": 15, "-Infinity": math.Inf(-1), "\u00a012\u3000": 12,
-	} {
-		require.Equal(t, want, stringToNumber(s), "%q", s)
-	}
-	for _, s := range []string{"abc", "1_000", "0x", "-0x10", "1e", ".", "+", "Inf", "infinity", "12px", "0x1g"} {
-		require.True(t, math.IsNaN(stringToNumber(s)), "%q", s)
-	}
-}
-
 func TestConcurrentEval(t *testing.T) {
 	t.Parallel()
 	r := mustParse(t, `{"and":[{"==":[{"var":"steps.inbox.read"},false]},{"withinLast":[{"var":"at"},{"amount":1,"unit":"days"}]}]}`)

@@ -3,6 +3,8 @@ package jsonlogic
 import (
 	"math"
 	"strings"
+
+	"github.com/herald-notify/herald/internal/jsvalue"
 )
 
 // Novu's operations, as libs/application-generic/src/services/query-parser/
@@ -145,12 +147,12 @@ func (e *evaluator) relativeDate(op opcode, a, b any) bool {
 // relativeUnits are the units of the relative-date operations, with the
 // tolerance of exactlyXAgo in milliseconds.
 var relativeUnits = map[string]float64{
-	"minutes": msPerMinute,
-	"hours":   msPerHour,
-	"days":    msPerDay,
-	"weeks":   msPerDay,
-	"months":  msPerDay,
-	"years":   7 * msPerDay,
+	"minutes": jsvalue.MsPerMinute,
+	"hours":   jsvalue.MsPerHour,
+	"days":    jsvalue.MsPerDay,
+	"weeks":   jsvalue.MsPerDay,
+	"months":  jsvalue.MsPerDay,
+	"years":   7 * jsvalue.MsPerDay,
 }
 
 // comparable is Novu's validateComparison: two booleans (or "true"/"false"),
@@ -170,7 +172,7 @@ func (e *evaluator) comparable(a, b any) (x, y float64, ok bool) {
 	if oka && okb {
 		e.chargeLen(sa)
 		e.chargeLen(sb)
-		x, y = parseDate(sa), parseDate(sb)
+		x, y = jsvalue.ParseDate(sa), jsvalue.ParseDate(sb)
 		if !math.IsNaN(x) && !math.IsNaN(y) {
 			return x, y, true
 		}

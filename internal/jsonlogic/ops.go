@@ -3,6 +3,8 @@ package jsonlogic
 import (
 	"math"
 	"strings"
+
+	"github.com/herald-notify/herald/internal/jsvalue"
 )
 
 // json-logic-js 2.0.5's own operations, as its logic.js writes them in
@@ -127,13 +129,13 @@ func (e *evaluator) substr(source, start, end any) string {
 		var length any
 		switch x := end.(type) {
 		case float64:
-			length = float64(utf16Len(temp)) + x
+			length = float64(jsvalue.Len16(temp)) + x
 		case []any:
-			length = numberToString(float64(utf16Len(temp))) + e.join(x, ",")
+			length = jsvalue.NumberToString(float64(jsvalue.Len16(temp))) + e.join(x, ",")
 		case string:
-			length = numberToString(float64(utf16Len(temp))) + x
+			length = jsvalue.NumberToString(float64(jsvalue.Len16(temp))) + x
 		default:
-			length = float64(utf16Len(temp)) + e.toNumber(x)
+			length = float64(jsvalue.Len16(temp)) + e.toNumber(x)
 		}
 		return e.jsSubstr(temp, 0.0, length)
 	}
@@ -143,8 +145,8 @@ func (e *evaluator) substr(source, start, end any) string {
 // jsSubstr is String.prototype.substr(start, length) in UTF-16 code units.
 func (e *evaluator) jsSubstr(s string, start, length any) string {
 	e.chargeLen(s)
-	size := float64(utf16Len(s))
-	from := toIntegerOrInfinity(e.toNumber(start))
+	size := float64(jsvalue.Len16(s))
+	from := jsvalue.ToIntegerOrInfinity(e.toNumber(start))
 	switch {
 	case math.IsInf(from, -1):
 		from = 0
@@ -155,14 +157,14 @@ func (e *evaluator) jsSubstr(s string, start, length any) string {
 	}
 	n := size
 	if !isUndefined(length) {
-		n = toIntegerOrInfinity(e.toNumber(length))
+		n = jsvalue.ToIntegerOrInfinity(e.toNumber(length))
 	}
 	n = math.Min(math.Max(n, 0), size)
 	to := math.Min(from+n, size)
 	if to <= from {
 		return ""
 	}
-	return substring(s, int(from), int(to))
+	return jsvalue.Substring(s, int(from), int(to))
 }
 
 // missing lists the keys (the values, or the first value when it is an

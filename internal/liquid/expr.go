@@ -3,6 +3,8 @@ package liquid
 import (
 	"math"
 	"strings"
+
+	"github.com/herald-notify/herald/internal/jsvalue"
 )
 
 // Values and expressions: LiquidJS's readValue, readFilteredValue and
@@ -277,7 +279,7 @@ func (t *tokenizer) readNumber() *value {
 		return nil
 	}
 	txt := t.src[t.p : t.p+n]
-	v := &value{kind: vLiteral, begin: t.p, end: t.p + n, lit: StringToNumber(txt)}
+	v := &value{kind: vLiteral, begin: t.p, end: t.p + n, lit: jsvalue.StringToNumber(txt)}
 	t.p += n
 	return v
 }

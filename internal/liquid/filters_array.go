@@ -4,6 +4,8 @@ package liquid
 
 import (
 	"reflect"
+
+	"github.com/herald-notify/herald/internal/jsvalue"
 )
 
 func init() {
@@ -109,7 +111,7 @@ func fArrayLikeElem(v any, idx int) any {
 		if i < 0 {
 			i += n
 		}
-		x, _ := t.Get(NumberString(i))
+		x, _ := t.Get(jsvalue.NumberToString(i))
 		return x
 	}
 	return ""
@@ -130,7 +132,7 @@ func filterSize(c *Context, v any, args []any) (any, error) {
 	var l any
 	switch t := v.(type) {
 	case string:
-		l = float64(Len16(t))
+		l = float64(jsvalue.Len16(t))
 	case []any:
 		l = float64(len(t))
 	case *Map:

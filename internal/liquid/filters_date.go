@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/herald-notify/herald/internal/jsvalue"
 )
 
 func init() {
@@ -33,9 +35,6 @@ func init() {
 // fDefaultDateFormat is LiquidJS's dateFormat option.
 const fDefaultDateFormat = "%A, %B %-e, %Y at %-l:%M %P %z"
 
-// fMaxTime is the largest time a JavaScript Date holds, in ms.
-const fMaxTime = 8.64e15
-
 // fLiquidDate is LiquidJS's LiquidDate: the time, and the time shown.
 type fLiquidDate struct {
 	ms       float64   // the time (Date.getTime())
@@ -43,15 +42,6 @@ type fLiquidDate struct {
 	offset   float64   // minutes behind UTC (JavaScript's getTimezoneOffset)
 	fixed    bool      // a time zone was given
 	zoneName string    // the IANA name given, else ""
-}
-
-// fTimeClip is JavaScript's TimeClip: NaN outside the range of dates,
-// else the integer toward zero.
-func fTimeClip(ms float64) (float64, bool) {
-	if math.IsNaN(ms) || math.Abs(ms) > fMaxTime {
-		return 0, false
-	}
-	return math.Trunc(ms) + 0, true
 }
 
 func filterDate(c *Context, v any, args []any) (any, error) {
@@ -91,31 +81,31 @@ func fStringifyDate(c *Context, v any, month string, typ, style any) (any, error
 // filter's time zone argument (nil or null: none).
 func fParseDate(c *Context, v any, tz any) (*fLiquidDate, error) {
 	v = ToValue(v)
-	var ms float64
-	ok := true
+	var ms float64 // a time value: NaN for an invalid date
 	switch t := v.(type) {
 	case nil, nullType:
 		return nil, nil
 	case float64:
-		ms, ok = fTimeClip(t * 1000)
+		ms = jsvalue.TimeClip(t * 1000)
 	case string:
 		switch {
 		case t == "now" || t == "today":
 			ms = float64(c.Now().UnixMilli())
 		case fAllDigits(t):
-			ms, ok = fTimeClip(StringToNumber(t) * 1000)
+			ms = jsvalue.TimeClip(jsvalue.StringToNumber(t) * 1000)
 		default:
-			ms, ok = fParseJSDate(t)
+			ms = jsvalue.ParseDate(t)
 		}
 	default:
 		// new Date(value): a primitive that is not a string is a number.
 		p := toPrimitive(t)
 		if s, isStr := p.(string); isStr {
-			ms, ok = fParseJSDate(s)
+			ms = jsvalue.ParseDate(s)
 		} else {
-			ms, ok = fTimeClip(jsNumber(p))
+			ms = jsvalue.TimeClip(jsNumber(p))
 		}
 	}
+	ok := !math.IsNaN(ms)
 	d := &fLiquidDate{ms: ms}
 	if tz == Null {
 		tz = nil
@@ -142,8 +132,8 @@ func fParseDate(c *Context, v any, tz any) (*fLiquidDate, error) {
 	if !ok {
 		return nil, nil
 	}
-	disp, ok := fTimeClip(ms - d.offset*60000)
-	if !ok {
+	disp := jsvalue.TimeClip(ms - d.offset*60000)
+	if math.IsNaN(disp) {
 		return nil, nil
 	}
 	d.disp = time.UnixMilli(int64(disp)).UTC()
@@ -289,11 +279,11 @@ func fRuneAt(s string, i int) rune {
 }
 
 func fPad(c *Context, s string, width float64, ch string, start bool) (string, error) {
-	n := width - float64(Len16(s))
+	n := width - float64(jsvalue.Len16(s))
 	if n <= 0 || math.IsNaN(n) {
 		return s, nil
 	}
-	if n+float64(Len16(s)) > fMaxString {
+	if n+float64(jsvalue.Len16(s)) > fMaxString {
 		return "", errorf(0, "Invalid string length")
 	}
 	if n > 64 {
@@ -351,8 +341,8 @@ func fOffsetString(d *fLiquidDate, colon bool) string {
 		sign = "-"
 	}
 	pad := func(x float64) string {
-		s := NumberString(x)
-		if Len16(s) < 2 {
+		s := jsvalue.NumberToString(x)
+		if jsvalue.Len16(s) < 2 {
 			s = "0" + s
 		}
 		return s
@@ -409,7 +399,7 @@ func fFormat(c *Context, d *fLiquidDate, conv byte, flags, width, input string) 
 	case 'c':
 		ret = fLocaleDate(t) + ", " + fLocaleTime(t)
 	case 'C':
-		ret = NumberString(math.Floor(float64(t.Year()) / 100))
+		ret = jsvalue.NumberToString(math.Floor(float64(t.Year()) / 100))
 	case 'd', 'e':
 		ret = strconv.Itoa(t.Day())
 	case 'H', 'k':
@@ -425,7 +415,7 @@ func fFormat(c *Context, d *fLiquidDate, conv byte, flags, width, input string) 
 	case 'M':
 		ret = strconv.Itoa(t.Minute())
 	case 'N':
-		w := StringToNumber(width)
+		w := jsvalue.StringToNumber(width)
 		if w == 0 || math.IsNaN(w) {
 			w = 9
 		}
@@ -453,7 +443,7 @@ func fFormat(c *Context, d *fLiquidDate, conv byte, flags, width, input string) 
 	case 'q':
 		ret = fOrdinal(t.Day())
 	case 's':
-		ret = NumberString(math.Floor(d.ms / 1000))
+		ret = jsvalue.NumberToString(math.Floor(d.ms / 1000))
 	case 'S':
 		ret = strconv.Itoa(t.Second())
 	case 'u':
@@ -500,7 +490,7 @@ func fFormat(c *Context, d *fLiquidDate, conv byte, flags, width, input string) 
 	if strings.IndexByte("aAbBceklpP", conv) >= 0 {
 		padChar = " "
 	}
-	padWidth := StringToNumber(width)
+	padWidth := jsvalue.StringToNumber(width)
 	if padWidth == 0 || math.IsNaN(padWidth) {
 		padWidth = float64(fPadWidths[conv])
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/herald-notify/herald/internal/jsvalue"
 )
 
 func init() {
@@ -287,7 +289,7 @@ func filterSlugify(c *Context, v any, args []any) (any, error) {
 	var keep func(rune) bool
 	switch mode {
 	case "raw":
-		keep = func(r rune) bool { return !isJSSpace(r) }
+		keep = func(r rune) bool { return !jsvalue.IsSpace(r) }
 	case "default", "latin":
 		keep = fSlugLetter
 	case "pretty":
@@ -481,7 +483,7 @@ func filterDefault(c *Context, v any, args []any) (any, error) {
 func fJSONIndent(space any) string {
 	switch t := space.(type) {
 	case float64:
-		n := math.Min(10, fInteger(t))
+		n := math.Min(10, jsvalue.ToIntegerOrInfinity(t))
 		if n < 1 {
 			return ""
 		}

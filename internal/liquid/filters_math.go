@@ -7,6 +7,8 @@ package liquid
 import (
 	"math"
 	"strings"
+
+	"github.com/herald-notify/herald/internal/jsvalue"
 )
 
 func init() {
@@ -68,12 +70,12 @@ func fAt(n []float64, i int) float64 {
 // fShiftDecimal is LiquidJS's shiftDecimal: the number's string with its
 // exponent moved by exp, read back.
 func fShiftDecimal(n, exp float64) float64 {
-	mant, power, found := strings.Cut(NumberString(n), "e")
+	mant, power, found := strings.Cut(jsvalue.NumberToString(n), "e")
 	p := 0.0
 	if found {
-		p = StringToNumber(power)
+		p = jsvalue.StringToNumber(power)
 	}
-	return StringToNumber(mant + "e" + NumberString(p+exp))
+	return jsvalue.StringToNumber(mant + "e" + jsvalue.NumberToString(p+exp))
 }
 
 // round rounds the absolute value half up at arg decimals, through the

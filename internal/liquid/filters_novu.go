@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/herald-notify/herald/internal/jsvalue"
 )
 
 func init() {
@@ -37,7 +39,7 @@ func fNovuGet(item any, path any) (string, error) {
 		case []any:
 			if k == "length" {
 				v = float64(len(t))
-			} else if i, ok := arrayIndex(k); ok && i < uint64(len(t)) {
+			} else if i, ok := jsvalue.ArrayIndex(k); ok && i < len(t) {
 				v = t[i]
 			} else {
 				v = nil
@@ -139,7 +141,7 @@ func filterDigest(c *Context, v any, args []any) (any, error) {
 		others = "other"
 	}
 	head, err := fJoinWith(c, fSliceTo(items, limit), sep)
-	return head + " and " + NumberString(rest) + " " + others, err
+	return head + " and " + jsvalue.NumberToString(rest) + " " + others, err
 }
 
 // toSentence(keyPath, limit, overflowSuffix, wordsConnector,
@@ -184,7 +186,7 @@ func filterToSentence(c *Context, v any, args []any) (any, error) {
 		return nil, err
 	}
 	head, err := fJoinWith(c, fSliceTo(items, limit), words)
-	return head + fToStringJS(conn) + NumberString(rest) + " " + word, err
+	return head + fToStringJS(conn) + jsvalue.NumberToString(rest) + " " + word, err
 }
 
 // pluralize(singular, plural, showCount): "" for no or a non-positive
@@ -235,7 +237,7 @@ func filterPluralize(c *Context, v any, args []any) (any, error) {
 		word = w
 	}
 	if showCount == "true" {
-		return NumberString(n) + " " + fToStringJS(word), nil
+		return jsvalue.NumberToString(n) + " " + fToStringJS(word), nil
 	}
 	return word, nil
 }

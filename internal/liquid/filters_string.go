@@ -13,6 +13,8 @@ import (
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/language"
+
+	"github.com/herald-notify/herald/internal/jsvalue"
 )
 
 func init() {
@@ -99,18 +101,10 @@ func fLessEq(a, b any) bool { c, ok := compare(a, b); return ok && c <= 0 }
 // fGreaterEq is JavaScript's a >= b.
 func fGreaterEq(a, b any) bool { c, ok := compare(a, b); return ok && c >= 0 }
 
-// fInteger is ToIntegerOrInfinity of a number.
-func fInteger(f float64) float64 {
-	if math.IsNaN(f) {
-		return 0
-	}
-	return math.Trunc(f)
-}
-
 // fRelIndex turns a slice bound (Array.prototype.slice's start or end) into
 // an index in [0, n].
 func fRelIndex(v any, n int) int {
-	k := fInteger(fNumber(v))
+	k := jsvalue.ToIntegerOrInfinity(fNumber(v))
 	if k < 0 {
 		k += float64(n)
 		if k < 0 {
@@ -142,16 +136,6 @@ func fUnits(s string) []uint16 { return utf16.Encode([]rune(s)) }
 // fFromUnits is the string of UTF-16 code units; a lone surrogate, which a
 // Go string cannot hold, becomes U+FFFD.
 func fFromUnits(u []uint16) string { return string(utf16.Decode(u)) }
-
-// fIsASCII reports whether s is ASCII only.
-func fIsASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
 
 // fAdvance is LiquidJS's advanceCodePoints: the UTF-16 index count code
 // points after from (count compared as JavaScript compares numbers).
@@ -250,7 +234,7 @@ func fMap16(s string, f func(rune) (rune, bool)) string {
 
 // fUpper is JavaScript's String.prototype.toUpperCase.
 func fUpper(s string) string {
-	if fIsASCII(s) {
+	if jsvalue.IsASCII(s) {
 		return strings.ToUpper(s)
 	}
 	c := fUpperPool.Get().(*cases.Caser)
@@ -261,7 +245,7 @@ func fUpper(s string) string {
 
 // fLower is JavaScript's String.prototype.toLowerCase.
 func fLower(s string) string {
-	if fIsASCII(s) {
+	if jsvalue.IsASCII(s) {
 		return strings.ToLower(s)
 	}
 	c := fLowerPool.Get().(*cases.Caser)
@@ -295,7 +279,7 @@ func fCollapseSpace(s string) string {
 	b.Grow(len(s))
 	in := false
 	for _, r := range s {
-		if isJSSpace(r) {
+		if jsvalue.IsSpace(r) {
 			if !in {
 				b.WriteByte(' ')
 			}
@@ -314,14 +298,14 @@ func fSplitSpace(s string) []string {
 	start := 0
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if !isJSSpace(r) {
+		if !jsvalue.IsSpace(r) {
 			i += n
 			continue
 		}
 		out = append(out, s[start:i])
 		for i < len(s) {
 			r, n := utf8.DecodeRuneInString(s[i:])
-			if !isJSSpace(r) {
+			if !jsvalue.IsSpace(r) {
 				break
 			}
 			i += n
@@ -331,9 +315,9 @@ func fSplitSpace(s string) []string {
 	return append(out, s[start:])
 }
 
-func fTrim(s string) string      { return strings.TrimFunc(s, isJSSpace) }
-func fTrimStart(s string) string { return strings.TrimLeftFunc(s, isJSSpace) }
-func fTrimEnd(s string) string   { return strings.TrimRightFunc(s, isJSSpace) }
+func fTrim(s string) string      { return strings.TrimFunc(s, jsvalue.IsSpace) }
+func fTrimStart(s string) string { return strings.TrimLeftFunc(s, jsvalue.IsSpace) }
+func fTrimEnd(s string) string   { return strings.TrimRightFunc(s, jsvalue.IsSpace) }
 
 func fRuneSet(s string) map[rune]bool {
 	set := make(map[rune]bool, len(s))
@@ -550,7 +534,7 @@ func filterNumberOfWords(c *Context, v any, args []any) (any, error) {
 			case fIsCJK(r):
 				n++
 				in = false
-			case isJSSpace(r):
+			case jsvalue.IsSpace(r):
 				in = false
 			default:
 				if !in {

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/herald-notify/herald/internal/jsvalue"
 )
 
 // JSONStringify is JavaScript's JSON.stringify(v, null, indent). Undefined
@@ -32,7 +34,7 @@ func writeJSON(b *strings.Builder, v any, indent, cur string) bool {
 			b.WriteString("false")
 		}
 	case float64:
-		s := NumberString(t)
+		s := jsvalue.NumberToString(t)
 		if s == "NaN" || s == "Infinity" || s == "-Infinity" {
 			s = "null"
 		}

@@ -3,6 +3,8 @@ package liquid
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/herald-notify/herald/internal/jsvalue"
 )
 
 // The tokenizer follows LiquidJS's Tokenizer character for character: what
@@ -148,7 +150,7 @@ func (t *tokenizer) readIdentifier() (begin, end int) {
 
 func (t *tokenizer) snapshot(begin int) string {
 	s := t.src[begin:t.n]
-	if Len16(s) > 32 {
+	if jsvalue.Len16(s) > 32 {
 		s = truncate16(s, 29) + "..."
 	}
 	return JSONStringify(s, "")

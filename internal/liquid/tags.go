@@ -2,6 +2,8 @@ package liquid
 
 import (
 	"strings"
+
+	"github.com/herald-notify/herald/internal/jsvalue"
 )
 
 type tagParser func(p *parser, tk *topToken, t *tokenizer) (node, error)
@@ -112,10 +114,10 @@ func (n *incrementNode) render(c *Context, w *emitter) error {
 	}
 	if n.by > 0 {
 		c.env.Set(n.key, f+1)
-		return w.write(NumberString(f))
+		return w.write(jsvalue.NumberToString(f))
 	}
 	c.env.Set(n.key, f-1)
-	return w.write(NumberString(f - 1))
+	return w.write(jsvalue.NumberToString(f - 1))
 }
 
 // echo
@@ -166,7 +168,7 @@ func parseComment(p *parser, tk *topToken, _ *tokenizer) (node, error) {
 func parseInlineComment(p *parser, tk *topToken, _ *tokenizer) (node, error) {
 	args := p.src[tk.argsBegin:tk.cEnd]
 	for i := strings.IndexByte(args, '\n'); i >= 0; {
-		rest := strings.TrimLeftFunc(args[i+1:], isJSSpace)
+		rest := strings.TrimLeftFunc(args[i+1:], jsvalue.IsSpace)
 		if rest != "" && rest[0] != '#' {
 			return nil, errorf(tk.begin, "every line of an inline comment must start with a '#' character")
 		}
@@ -240,4 +242,4 @@ func (b breakNode) render(c *Context, _ *emitter) error {
 	return nil
 }
 
-func itoa(n int) string { return NumberString(float64(n)) }
+func itoa(n int) string { return jsvalue.NumberToString(float64(n)) }

@@ -5,6 +5,8 @@ package liquid
 import (
 	"math"
 	"strings"
+
+	"github.com/herald-notify/herald/internal/jsvalue"
 )
 
 type hashArg struct {
@@ -200,11 +202,11 @@ func jsAdd(a any, b float64) any {
 	case float64:
 		return t + b
 	case string:
-		return t + NumberString(b)
+		return t + jsvalue.NumberToString(b)
 	case bool, nil, nullType:
 		return jsNumber(t) + b
 	}
-	return JSString(toValue(a)) + NumberString(b)
+	return JSString(toValue(a)) + jsvalue.NumberToString(b)
 }
 
 type tablerowNode struct {

@@ -2,7 +2,10 @@
 // renders, configured as Novu configures it: values behave as JavaScript
 // values (every number a float64 printed as JavaScript prints it, strings
 // measured in UTF-16 units, objects keeping their key order), `and`/`or`
-// evaluate right to left, and the filters are LiquidJS's and Novu's.
+// evaluate right to left, and the filters are LiquidJS's and Novu's. The
+// conversions of strings, numbers and dates (Number(), String(), UTF-16
+// lengths, new Date(string)) are package jsvalue's, which the step-condition
+// evaluator shares.
 //
 // The engine has no file system (include, render and layout are refused)
 // and renders under a Budget that bounds its time, loop iterations and the
@@ -12,10 +15,10 @@ package liquid
 import (
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 	"unicode/utf16"
-	"unicode/utf8"
+
+	"github.com/herald-notify/herald/internal/jsvalue"
 )
 
 // The values a template sees and makes are JavaScript's:
@@ -68,10 +71,10 @@ func (m *Map) Set(key string, v any) {
 		return
 	}
 	m.vals[key] = v
-	if idx, ok := arrayIndex(key); ok {
+	if idx, ok := jsvalue.ArrayIndex(key); ok {
 		// Integer keys come first, ascending.
 		i := sort.Search(len(m.keys), func(i int) bool {
-			j, isIdx := arrayIndex(m.keys[i])
+			j, isIdx := jsvalue.ArrayIndex(m.keys[i])
 			return !isIdx || j > idx
 		})
 		m.keys = append(m.keys, "")
@@ -80,18 +83,6 @@ func (m *Map) Set(key string, v any) {
 		return
 	}
 	m.keys = append(m.keys, key)
-}
-
-// arrayIndex reports whether key is a canonical array index ("0", "17").
-func arrayIndex(key string) (uint64, bool) {
-	if key == "" || len(key) > 10 || (len(key) > 1 && key[0] == '0') {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(key, 10, 64)
-	if err != nil || n >= 1<<32-1 {
-		return 0, false
-	}
-	return n, true
 }
 
 // FromGo converts Go values (map[string]any, []any, numbers, strings) to
@@ -218,7 +209,7 @@ func (blankDrop) equals(v any) bool {
 		return true
 	}
 	if s, ok := v.(string); ok {
-		return strings.TrimFunc(s, isJSSpace) == ""
+		return jsvalue.TrimSpace(s) == ""
 	}
 	return emptyEquals(v)
 }
@@ -268,7 +259,7 @@ func JSString(v any) string {
 		}
 		return "false"
 	case float64:
-		return NumberString(t)
+		return jsvalue.NumberToString(t)
 	case []any:
 		return arrayJoin(t, ",")
 	case *Map, Drop:
@@ -289,63 +280,6 @@ func arrayJoin(a []any, sep string) string {
 		}
 	}
 	return b.String()
-}
-
-// NumberString prints a number as JavaScript's Number.prototype.toString.
-func NumberString(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
-		return "0"
-	}
-	if f == math.Trunc(f) && math.Abs(f) < 1e21 {
-		return strconv.FormatFloat(f, 'f', -1, 64)
-	}
-	e := strconv.FormatFloat(f, 'e', -1, 64) // -d.ddde±XX
-	neg := e[0] == '-'
-	if neg {
-		e = e[1:]
-	}
-	mant, exp, _ := strings.Cut(e, "e")
-	digits := strings.Replace(mant, ".", "", 1)
-	x, _ := strconv.Atoi(exp)
-	n := x + 1 // the decimal point sits after n digits
-	k := len(digits)
-	var s string
-	switch {
-	case k <= n && n <= 21:
-		s = digits + strings.Repeat("0", n-k)
-	case 0 < n && n <= 21:
-		s = digits[:n] + "." + digits[n:]
-	case -6 < n && n <= 0:
-		s = "0." + strings.Repeat("0", -n) + digits
-	default:
-		sign := "+"
-		if n-1 < 0 {
-			sign = "-"
-		}
-		d := digits[:1]
-		if k > 1 {
-			d += "." + digits[1:]
-		}
-		s = d + "e" + sign + strconv.Itoa(abs(n-1))
-	}
-	if neg {
-		return "-" + s
-	}
-	return s
-}
-
-func abs(n int) int {
-	if n < 0 {
-		return -n
-	}
-	return n
 }
 
 // ToNumber is LiquidJS's toNumber: +value || 0.
@@ -372,68 +306,13 @@ func jsNumber(v any) float64 {
 	case float64:
 		return t
 	case string:
-		return StringToNumber(t)
+		return jsvalue.StringToNumber(t)
 	case []any:
-		return StringToNumber(arrayJoin(t, ","))
+		return jsvalue.StringToNumber(arrayJoin(t, ","))
 	case Drop:
 		return jsNumber(t.Value())
 	}
 	return math.NaN()
-}
-
-// StringToNumber is JavaScript's Number(string).
-func StringToNumber(s string) float64 {
-	s = strings.TrimFunc(s, isJSSpace)
-	if s == "" {
-		return 0
-	}
-	if len(s) > 2 && s[0] == '0' {
-		base := 0
-		switch s[1] {
-		case 'x', 'X':
-			base = 16
-		case 'o', 'O':
-			base = 8
-		case 'b', 'B':
-			base = 2
-		}
-		if base != 0 {
-			n, err := strconv.ParseUint(s[2:], base, 64)
-			if err != nil {
-				return math.NaN()
-			}
-			return float64(n)
-		}
-	}
-	switch s {
-	case "Infinity", "+Infinity":
-		return math.Inf(1)
-	case "-Infinity":
-		return math.Inf(-1)
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-') {
-			return math.NaN()
-		}
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-			return f
-		}
-		return math.NaN()
-	}
-	return f
-}
-
-// isJSSpace is JavaScript's WhiteSpace or LineTerminator.
-func isJSSpace(r rune) bool {
-	switch r {
-	case '\t', '\n', '\v', '\f', '\r', ' ', 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff:
-		return true
-	}
-	return r >= 0x2000 && r <= 0x200a
 }
 
 // Truthy is Liquid's truth: everything but false, null and undefined.
@@ -532,7 +411,7 @@ func Less(l, r any) bool { c, ok := compare(l, r); return ok && c < 0 }
 
 // compareUTF16 compares strings by UTF-16 code units, as JavaScript does.
 func compareUTF16(a, b string) int {
-	if isASCII(a) && isASCII(b) {
+	if jsvalue.IsASCII(a) && jsvalue.IsASCII(b) {
 		return strings.Compare(a, b)
 	}
 	ua, ub := utf16.Encode([]rune(a)), utf16.Encode([]rune(b))
@@ -553,37 +432,12 @@ func compareUTF16(a, b string) int {
 	return 0
 }
 
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
-// Len16 is a string's length in UTF-16 code units (JavaScript's length).
-func Len16(s string) int {
-	if isASCII(s) {
-		return len(s)
-	}
-	n := 0
-	for _, r := range s {
-		if r >= 0x10000 {
-			n += 2
-		} else {
-			n++
-		}
-	}
-	return n
-}
-
 // Size is the size property: the length of strings and arrays, the number
 // of an object's keys (or its own size).
 func Size(v any) any {
 	switch t := toValue(v).(type) {
 	case string:
-		return float64(Len16(t))
+		return float64(jsvalue.Len16(t))
 	case []any:
 		return float64(len(t))
 	case *Map:
@@ -619,7 +473,7 @@ func ReadProperty(obj, key any) any {
 		case "last":
 			return index(o, -1)
 		}
-		if i, ok := arrayIndex(k); ok && i < uint64(len(o)) {
+		if i, ok := jsvalue.ArrayIndex(k); ok && i < len(o) {
 			return o[i]
 		}
 		return nil
@@ -627,13 +481,10 @@ func ReadProperty(obj, key any) any {
 		k := propertyKey(key)
 		switch k {
 		case "length", "size":
-			return float64(Len16(o))
+			return float64(jsvalue.Len16(o))
 		}
-		if i, ok := arrayIndex(k); ok {
-			u := utf16.Encode([]rune(o))
-			if i < uint64(len(u)) {
-				return string(utf16.Decode(u[i : i+1]))
-			}
+		if i, ok := jsvalue.ArrayIndex(k); ok && i < jsvalue.Len16(o) {
+			return jsvalue.Substring(o, i, i+1)
 		}
 		return nil
 	case *Map:

@@ -3,12 +3,11 @@ package jsonlogic
 import (
 	"encoding/json"
 	"math"
-	"math/big"
 	"strconv"
 	"strings"
-	"unicode/utf16"
-	"unicode/utf8"
 	"unsafe"
+
+	"github.com/herald-notify/herald/internal/jsvalue"
 )
 
 // JavaScript values as the evaluator holds them: nil (null), undefined, bool,
@@ -149,7 +148,7 @@ func (e *evaluator) toString(v any) string {
 		}
 		return "false"
 	case float64:
-		return numberToString(x)
+		return jsvalue.NumberToString(x)
 	case string:
 		return x
 	case []any:
@@ -198,17 +197,16 @@ func (e *evaluator) toNumber(v any) float64 {
 		return x
 	case string:
 		e.chargeLen(x)
-		return stringToNumber(x)
+		return jsvalue.StringToNumber(x)
 	case []any:
-		return stringToNumber(e.join(x, ","))
+		return jsvalue.StringToNumber(e.join(x, ","))
 	case map[string]any:
 		objectToString(x)
 	}
 	return math.NaN()
 }
 
-// parseFloat is JavaScript's parseFloat(v): the longest decimal prefix of
-// String(v) after white space, else NaN.
+// parseFloat is JavaScript's parseFloat(v).
 func (e *evaluator) parseFloat(v any) float64 {
 	if f, ok := norm(v).(float64); ok {
 		if f == 0 {
@@ -216,206 +214,7 @@ func (e *evaluator) parseFloat(v any) float64 {
 		}
 		return f
 	}
-	s := trimJSSpaceLeft(e.toString(v))
-	i := 0
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		i++
-	}
-	if strings.HasPrefix(s[i:], "Infinity") {
-		if s[0] == '-' {
-			return math.Inf(-1)
-		}
-		return math.Inf(1)
-	}
-	end := scanDecimal(s, i)
-	if end < 0 {
-		return math.NaN()
-	}
-	f, _ := strconv.ParseFloat(s[:end], 64)
-	return f
-}
-
-// scanDecimal returns the end of the longest StrUnsignedDecimalLiteral
-// (without Infinity) at s[i:], or -1 when there is none.
-func scanDecimal(s string, i int) int {
-	digits := 0
-	for i < len(s) && isDigit(s[i]) {
-		i++
-		digits++
-	}
-	if i < len(s) && s[i] == '.' {
-		j := i + 1
-		for j < len(s) && isDigit(s[j]) {
-			j++
-			digits++
-		}
-		if digits > 0 {
-			i = j
-		}
-	}
-	if digits == 0 {
-		return -1
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		j := i + 1
-		if j < len(s) && (s[j] == '+' || s[j] == '-') {
-			j++
-		}
-		k := j
-		for k < len(s) && isDigit(s[k]) {
-			k++
-		}
-		if k > j {
-			i = k
-		}
-	}
-	return i
-}
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// stringToNumber is ToNumber of a string: white space around a decimal
-// literal (with Infinity), or 0x/0o/0b digits; "" and blanks are 0.
-func stringToNumber(s string) float64 {
-	s = trimJSSpace(s)
-	if s == "" {
-		return 0
-	}
-	if len(s) > 2 && s[0] == '0' {
-		base := 0
-		switch s[1] {
-		case 'x', 'X':
-			base = 16
-		case 'o', 'O':
-			base = 8
-		case 'b', 'B':
-			base = 2
-		}
-		if base != 0 {
-			n, ok := new(big.Int).SetString(s[2:], base)
-			if !ok || strings.ContainsAny(s[2:], "_+-") {
-				return math.NaN()
-			}
-			f, _ := new(big.Float).SetInt(n).Float64()
-			return f
-		}
-	}
-	i := 0
-	if s[0] == '+' || s[0] == '-' {
-		i++
-	}
-	if s[i:] == "Infinity" {
-		if s[0] == '-' {
-			return math.Inf(-1)
-		}
-		return math.Inf(1)
-	}
-	if scanDecimal(s, i) != len(s) {
-		return math.NaN()
-	}
-	f, _ := strconv.ParseFloat(s, 64)
-	return f
-}
-
-// isJSSpace is StrWhiteSpaceChar: WhiteSpace or LineTerminator.
-func isJSSpace(r rune) bool {
-	switch r {
-	case '\t', '\n', '\v', '\f', '\r', ' ', 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff:
-		return true
-	}
-	return r >= 0x2000 && r <= 0x200a
-}
-
-func trimJSSpace(s string) string { return strings.TrimRightFunc(trimJSSpaceLeft(s), isJSSpace) }
-
-func trimJSSpaceLeft(s string) string { return strings.TrimLeftFunc(s, isJSSpace) }
-
-// numberToString is Number::toString(x) in base 10: the shortest digits
-// that round-trip, fixed between 1e-7 and 1e21, else exponential.
-func numberToString(x float64) string {
-	switch {
-	case x != x:
-		return "NaN"
-	case x == 0:
-		return "0"
-	case math.IsInf(x, 1):
-		return "Infinity"
-	case math.IsInf(x, -1):
-		return "-Infinity"
-	case x < 0:
-		return "-" + numberToString(-x)
-	case x < 1e21 && x == math.Trunc(x):
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	}
-	s := strconv.FormatFloat(x, 'e', -1, 64)
-	mant, exp, _ := strings.Cut(s, "e")
-	digits := strings.Replace(mant, ".", "", 1)
-	e, _ := strconv.Atoi(exp)
-	k, n := len(digits), e+1
-	switch {
-	case k <= n && n <= 21:
-		return digits + strings.Repeat("0", n-k)
-	case 0 < n && n <= 21:
-		return digits[:n] + "." + digits[n:]
-	case -6 < n && n <= 0:
-		return "0." + strings.Repeat("0", -n) + digits
-	}
-	sign := "+"
-	if n-1 < 0 {
-		sign = "-"
-	}
-	m := digits[:1]
-	if k > 1 {
-		m += "." + digits[1:]
-	}
-	return m + "e" + sign + strconv.Itoa(abs(n-1))
-}
-
-func abs(n int) int {
-	if n < 0 {
-		return -n
-	}
-	return n
-}
-
-// toIntegerOrInfinity is ToIntegerOrInfinity: NaN is 0, others truncated.
-func toIntegerOrInfinity(f float64) float64 {
-	if f != f {
-		return 0
-	}
-	return math.Trunc(f) + 0
-}
-
-// Strings are UTF-8 here and UTF-16 in JavaScript: lengths and indexes count
-// UTF-16 code units. A code unit that is half of a surrogate pair cannot be
-// held in a Go string; it becomes U+FFFD.
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
-func utf16Len(s string) int {
-	if isASCII(s) {
-		return len(s)
-	}
-	n := 0
-	for _, r := range s {
-		n += utf16.RuneLen(r)
-	}
-	return n
-}
-
-// substring is s.substring(from, to) in code units, 0 <= from <= to <= length.
-func substring(s string, from, to int) string {
-	if isASCII(s) {
-		return s[from:to]
-	}
-	return string(utf16.Decode(utf16.Encode([]rune(s))[from:to]))
+	return jsvalue.ParseFloat(e.toString(v))
 }
 
 // pathSeg is one step of a var path: a property name, with its value as an
@@ -426,21 +225,11 @@ type pathSeg struct {
 }
 
 func newPathSeg(key string) pathSeg {
-	seg := pathSeg{key: key, idx: -1}
-	if key == "" || len(key) > 10 || (key[0] == '0' && len(key) > 1) {
-		return seg
+	idx, ok := jsvalue.ArrayIndex(key)
+	if !ok {
+		idx = -1
 	}
-	n := 0
-	for i := 0; i < len(key); i++ {
-		if !isDigit(key[i]) {
-			return seg
-		}
-		n = n*10 + int(key[i]-'0')
-	}
-	if n < math.MaxUint32 {
-		seg.idx = n
-	}
-	return seg
+	return pathSeg{key: key, idx: idx}
 }
 
 // getProp is v[key] for JSON-like values: own properties of objects, the
@@ -464,10 +253,10 @@ func (e *evaluator) getProp(v any, seg pathSeg) any {
 	case string:
 		e.chargeLen(x)
 		if seg.key == "length" {
-			return float64(utf16Len(x))
+			return float64(jsvalue.Len16(x))
 		}
-		if seg.idx >= 0 && seg.idx < utf16Len(x) {
-			return substring(x, seg.idx, seg.idx+1)
+		if seg.idx >= 0 && seg.idx < jsvalue.Len16(x) {
+			return jsvalue.Substring(x, seg.idx, seg.idx+1)
 		}
 	}
 	return undefined

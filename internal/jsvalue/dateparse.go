@@ -1,8 +1,15 @@
-package jsonlogic
+package jsvalue
 
-import "math"
+import (
+	"math"
+	"unicode/utf8"
+)
 
-// parseDate is the time value of new Date(s) in V8 (Node.js 20) with TZ=UTC:
+// ParseDate is the time value of new Date(s) (and Date.parse(s)) in V8
+// (Node.js 20) with TZ=UTC, NaN for an invalid date; LiquidJS's date filter
+// hands strings to the same constructor. It is V8's date parser
+// (src/date/dateparser*.{h,cc}), followed here rule for
+// rule. It first reads an ES5 ISO 8601 string —
 // V8's date parser (src/date/dateparser*.{h,cc}), followed here rule for
 // rule. It first reads an ES5 ISO 8601 string —
 // [+-YY]YYYY[-MM[-DD]][THH:mm[:ss[.s+]][Z|±hh:mm|±hhmm]], T and Z in either
@@ -12,10 +19,10 @@ import "math"
 // (UT, UTC, GMT, Z, EST, EDT, CST, CDT, MST, MDT, PST, PDT), ±hh[:mm]
 // offsets, and ignores parenthesised text and unknown words before the first
 // number: "2024/01/02", "Jan 2 2024", "2024-01-02 10:00", "Tue, 02 Jan 2024
-// 10:00:00 GMT", and also "vip 2" (2001-02-01). The string is read byte by
-// byte: a non-ASCII character is part of a word, as its UTF-16 code units are
-// in V8.
-func parseDate(s string) float64 {
+// 10:00:00 GMT", and also "vip 2" (2001-02-01). White space is
+// JavaScript's, Unicode's included (U+00A0, U+3000, U+FEFF ...); any other
+// non-ASCII character is part of a word, as its UTF-16 code units are in V8.
+func ParseDate(s string) float64 {
 	in := &dateReader{s: s}
 	in.next()
 	sc := &dateScanner{in: in}
@@ -127,16 +134,16 @@ func parseDate(s string) float64 {
 	if !ok {
 		return math.NaN()
 	}
-	t := makeDate(makeDay(float64(year), float64(month-1), float64(date)), makeTime(float64(h), float64(mi), float64(sec), float64(ms)))
+	t := MakeDate(MakeDay(float64(year), float64(month-1), float64(date)), MakeTime(float64(h), float64(mi), float64(sec), float64(ms)))
 	if !hasOffset {
-		// Local time, which is UTC; V8 refuses it beyond ±(maxTime + 10 days).
-		if !(t >= -maxTime-864e6 && t <= maxTime+864e6) {
+		// Local time, which is UTC; V8 refuses it beyond ±(MaxTime + 10 days).
+		if !(t >= -MaxTime-864e6 && t <= MaxTime+864e6) {
 			return math.NaN()
 		}
 	} else {
 		t -= float64(offset) * 1000
 	}
-	return timeClip(t)
+	return TimeClip(t)
 }
 
 // parseISODate reads as much of an ES5 date-time string as it can. It
@@ -423,6 +430,8 @@ const (
 
 type dateToken struct{ tag, length, value int }
 
+func isDigitRune(c rune) bool { return c >= '0' && c <= '9' }
+
 func (t dateToken) isSymbol(c byte) bool { return t.tag == tagSymbol && t.value == int(c) }
 func (t dateToken) isSign() bool         { return t.isSymbol('+') || t.isSymbol('-') }
 func (t dateToken) isFixedNumber(n int) bool {
@@ -462,20 +471,24 @@ func lookupKeyword(prefix [3]byte, length int) (kind, value int) {
 	return kwInvalid, 0
 }
 
-// dateReader reads a string a byte at a time; ch is 0 at its end (and at a
-// NUL, as in V8).
+// dateReader reads a string a character at a time: ch is the character at
+// pos, 0 at the end (and at a NUL, as in V8).
 type dateReader struct {
-	s     string
-	index int
-	ch    byte
+	s          string
+	pos, width int
+	ch         rune
 }
 
 func (r *dateReader) next() {
-	r.ch = 0
-	if r.index < len(r.s) {
-		r.ch = r.s[r.index]
+	r.pos += r.width
+	switch {
+	case r.pos >= len(r.s):
+		r.ch, r.width = 0, 0
+	case r.s[r.pos] < utf8.RuneSelf:
+		r.ch, r.width = rune(r.s[r.pos]), 1
+	default:
+		r.ch, r.width = utf8.DecodeRuneInString(r.s[r.pos:])
 	}
-	r.index++
 }
 
 type dateScanner struct {
@@ -501,37 +514,43 @@ func (sc *dateScanner) skipSymbol(c byte) bool {
 
 func (sc *dateScanner) scan() dateToken {
 	in := sc.in
-	start := in.index
+	start := in.pos
 	switch c := in.ch; {
 	case c == 0:
 		return dateToken{tag: tagEnd}
-	case isDigit(c):
+	case isDigitRune(c):
 		for in.ch == '0' { // leading zeros are not significant digits
 			in.next()
 		}
 		n, i := 0, 0
-		for ; isDigit(in.ch); i++ {
+		for ; isDigitRune(in.ch); i++ {
 			if i < 9 {
 				n = n*10 + int(in.ch-'0')
 			}
 			in.next()
 		}
-		return dateToken{tag: tagNumber, length: in.index - start, value: n}
+		return dateToken{tag: tagNumber, length: in.pos - start, value: n}
 	case c == ':' || c == '-' || c == '+' || c == '.' || c == ')':
 		in.next()
 		return dateToken{tag: tagSymbol, length: 1, value: int(c)}
-	case c >= 'A':
+	case c >= 'A' && !isWhiteSpace(c): // a line terminator is part of a word
 		var prefix [3]byte
-		length := 0
-		for ; in.ch >= 'A'; length++ {
+		length := 0 // in UTF-16 code units
+		for ; in.ch >= 'A' && !isWhiteSpace(in.ch); in.next() {
 			if length < 3 {
-				prefix[length] = in.ch | 0x20
+				prefix[length] = 0xff // matches no keyword
+				if in.ch < utf8.RuneSelf {
+					prefix[length] = byte(in.ch) | 0x20
+				}
 			}
-			in.next()
+			length++
+			if in.ch >= 0x10000 {
+				length++ // a surrogate pair
+			}
 		}
 		kind, value := lookupKeyword(prefix, length)
 		return dateToken{tag: kind, length: length, value: value}
-	case c == ' ' || (c >= '\t' && c <= '\r'):
+	case IsSpace(c):
 		in.next()
 		return dateToken{tag: tagSpace, length: 1}
 	case c == '(':
