@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/herald-notify/herald/internal/jsonlogic"
@@ -35,12 +36,92 @@ func StepCondition(step store.Step) (*jsonlogic.Rule, error) {
 	return jsonlogic.Parse(raw)
 }
 
-// ruleReads says whether a rule's vars may read under root ("steps", "env").
-func ruleReads(r *jsonlogic.Rule, root string) bool {
-	for _, v := range r.Vars() {
-		if v == "" || v == root || strings.HasPrefix(v, root+".") {
-			return true
+// stepCondition is a step's parsed condition with the roots of the data it
+// reads (payload, subscriber, steps, …).
+type stepCondition struct {
+	rule  *jsonlogic.Rule
+	err   error
+	reads map[string]bool // a root read; "" when the rule may read anything
+}
+
+func (c *stepCondition) readsRoot(root string) bool { return c.reads[""] || c.reads[root] }
+
+// conditions keeps the parsed conditions of the steps run lately: a
+// trigger parses its step's rule once, not once per recipient. An entry is
+// used only while the step's rule is the one it was parsed from (an edit
+// keeps the step's _id). Bounded: it starts over past maxConditions.
+var conditions struct {
+	sync.Mutex
+	m map[conditionKey]cachedCondition
+}
+
+type conditionKey struct{ workflowID, stepID string }
+
+type cachedCondition struct {
+	raw  any // the rule as parsed
+	cond *stepCondition
+}
+
+const maxConditions = 4096
+
+// conditionOf is the step's condition (nil: it has none).
+func conditionOf(wf store.Workflow, step *store.Step) *stepCondition {
+	raw, ok := step.ControlValues["skip"]
+	if !ok {
+		return nil
+	}
+	k := conditionKey{wf.ID, step.ID}
+	conditions.Lock()
+	got, ok := conditions.m[k]
+	conditions.Unlock()
+	if ok && sameJSON(got.raw, raw) {
+		return got.cond
+	}
+	var c *stepCondition
+	rule, err := StepCondition(*step)
+	if rule != nil || err != nil {
+		c = &stepCondition{rule: rule, err: err, reads: map[string]bool{}}
+		for _, v := range rule.Vars() {
+			root, _, _ := strings.Cut(v, ".")
+			c.reads[root] = true
 		}
+	}
+	conditions.Lock()
+	if conditions.m == nil || len(conditions.m) >= maxConditions {
+		conditions.m = map[conditionKey]cachedCondition{}
+	}
+	conditions.m[k] = cachedCondition{raw: raw, cond: c}
+	conditions.Unlock()
+	return c
+}
+
+// sameJSON says whether two decoded JSON values are equal.
+func sameJSON(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			if w, ok := y[k]; !ok || !sameJSON(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !sameJSON(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case string, float64, bool, nil, json.Number:
+		return a == b
 	}
 	return false
 }
@@ -53,21 +134,21 @@ type StepResultReader interface {
 // conditionHolds evaluates a claimed job's step condition. ok false with a
 // nil error: the step is skipped. An error that is not a *conditionError
 // (a read failed) is transient: the job is retried.
-func (e *Engine) conditionHolds(ctx context.Context, c store.Claimed, rule *jsonlogic.Rule, steps map[string]any) (bool, error) {
+func (e *Engine) conditionHolds(ctx context.Context, c store.Claimed, cond *stepCondition, steps map[string]any) (bool, error) {
 	data := map[string]any{}
-	if ruleReads(rule, "payload") {
+	if cond.readsRoot("payload") {
 		data["payload"] = decodeJSON(c.Notification.Payload, map[string]any{})
 	}
-	if ruleReads(rule, "subscriber") {
+	if cond.readsRoot("subscriber") {
 		data["subscriber"] = subscriberData(c.Subscriber)
 	}
-	if ruleReads(rule, "workflow") {
+	if cond.readsRoot("workflow") {
 		data["workflow"] = workflowData(c.Workflow)
 	}
-	if ruleReads(rule, "context") {
+	if cond.readsRoot("context") {
 		data["context"] = decodeJSON(c.Notification.Contexts, map[string]any{})
 	}
-	if ruleReads(rule, "env") && e.envValues != nil {
+	if cond.readsRoot("env") && e.envValues != nil {
 		vals, err := e.envValues(ctx, c.Job.EnvironmentID)
 		if err != nil {
 			return false, err
@@ -81,7 +162,7 @@ func (e *Engine) conditionHolds(ctx context.Context, c store.Claimed, rule *json
 	if steps != nil {
 		data["steps"] = steps
 	}
-	runs, err := rule.Runs(data, e.now())
+	runs, err := cond.rule.Runs(data, e.now())
 	if err != nil {
 		return false, &conditionError{err}
 	}
@@ -123,7 +204,7 @@ func subscriberData(s store.Subscriber) map[string]any {
 		}
 	}
 	if s.LastOnlineAt != nil {
-		out["lastOnlineAt"] = s.LastOnlineAt.UTC().Format("2006-01-02T15:04:05.000Z")
+		out["lastOnlineAt"] = timeRFC(*s.LastOnlineAt)
 	}
 	if d := decodeJSON(s.Data, nil); d != nil {
 		out["data"] = d
@@ -178,10 +259,10 @@ func stepOutput(r store.StepResult) map[string]any {
 		if m := r.Message; m != nil {
 			out["seen"], out["read"] = m.Seen, m.Read
 			if m.LastSeenAt != nil {
-				out["lastSeenDate"] = m.LastSeenAt.UTC().Format("2006-01-02T15:04:05.000Z")
+				out["lastSeenDate"] = timeRFC(*m.LastSeenAt)
 			}
 			if m.LastReadAt != nil {
-				out["lastReadDate"] = m.LastReadAt.UTC().Format("2006-01-02T15:04:05.000Z")
+				out["lastReadDate"] = timeRFC(*m.LastReadAt)
 			}
 		}
 		return out
@@ -248,5 +329,5 @@ func namesText(v any, s string) bool {
 	return false
 }
 
-// timeRFC is how step outputs write instants.
+// timeRFC is how step outputs write instants (JavaScript's toISOString).
 func timeRFC(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }

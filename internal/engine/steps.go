@@ -32,18 +32,19 @@ func (e *Engine) run(ctx context.Context, c store.Claimed, b *batchIntegrations)
 	if c.Job.Attempts > e.maxAttempts(c.Job, step.Type) {
 		return e.fail(o, "Internal", fmt.Sprintf("Gave up after %d attempts", c.Job.Attempts-1)), nil
 	}
-	rule, err := StepCondition(*step)
-	if err != nil {
-		return e.fail(o, "Internal", "The step's conditions are invalid: "+err.Error()), nil
+	cond := conditionOf(c.Workflow, step)
+	if cond != nil && cond.err != nil {
+		return e.fail(o, "Internal", "The step's conditions are invalid: "+cond.err.Error()), nil
 	}
 	var steps map[string]any
-	if (rule != nil && ruleReads(rule, "steps")) || namesSteps(step.ControlValues) {
+	if (cond != nil && cond.readsRoot("steps")) || namesSteps(step.ControlValues) {
+		var err error
 		if steps, err = e.stepResults(ctx, c); err != nil {
 			return e.retry(o, err), nil
 		}
 	}
-	if rule != nil {
-		holds, err := e.conditionHolds(ctx, c, rule, steps)
+	if cond != nil {
+		holds, err := e.conditionHolds(ctx, c, cond, steps)
 		var ce *conditionError
 		switch {
 		case errors.As(err, &ce):

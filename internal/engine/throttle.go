@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -149,20 +147,11 @@ func throttleGroup(stored, rendered any, payload store.JSON) string {
 	if raw == "" {
 		return ""
 	}
-	var key string
 	if strings.Contains(raw, "{{") {
-		key = strings.TrimSpace(str(rendered))
-	} else if v, ok := payloadAt(payload, strings.TrimPrefix(raw, "payload.")); ok && v != nil {
-		if s, isStr := v.(string); isStr {
-			key = s
-		} else {
-			b, _ := json.Marshal(v)
-			key = string(b)
-		}
+		return boundKey(strings.TrimSpace(str(rendered)))
 	}
-	if len(key) > maxDigestKey {
-		sum := sha256.Sum256([]byte(key))
-		key = "sha256:" + hex.EncodeToString(sum[:])
+	if v, ok := payloadAt(payload, strings.TrimPrefix(raw, "payload.")); ok && v != nil {
+		return groupKey(v)
 	}
-	return key
+	return ""
 }

@@ -267,18 +267,8 @@ func planDigest(ctl map[string]any, since, now time.Time, sub store.Subscriber, 
 	key := ""
 	if path := str(ctl["digestKey"]); path != "" {
 		if v, ok := payloadAt(payload, path); ok {
-			if s, isStr := v.(string); isStr {
-				key = s
-			} else {
-				b, _ := json.Marshal(v)
-				key = string(b)
-			}
+			key = groupKey(v)
 		}
-	}
-	if len(key) > maxDigestKey {
-		// The key only groups events; PostgreSQL cannot index a long one.
-		sum := sha256.Sum256([]byte(key))
-		key = "sha256:" + hex.EncodeToString(sum[:])
 	}
 	return &store.DigestJoinParams{
 		Key: key, WindowEnd: end, Backoff: backoff, Event: payload, Metadata: meta, At: since, Now: now,
@@ -324,6 +314,27 @@ func subscriberLocation(sub store.Subscriber) *time.Location {
 		}
 	}
 	return time.UTC
+}
+
+// groupKey is the key a payload value groups by (a digest's digestKey, a
+// throttle's throttleKey): a string as it is, another value as its JSON.
+func groupKey(v any) string {
+	key, isStr := v.(string)
+	if !isStr {
+		b, _ := json.Marshal(v)
+		key = string(b)
+	}
+	return boundKey(key)
+}
+
+// boundKey keeps a key longer than maxDigestKey as its SHA-256: a key only
+// groups, and PostgreSQL cannot index a long one.
+func boundKey(key string) string {
+	if len(key) <= maxDigestKey {
+		return key
+	}
+	sum := sha256.Sum256([]byte(key))
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // joinDigests places the batch's digest events in one transaction and
