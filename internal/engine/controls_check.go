@@ -76,7 +76,7 @@ func isTemplate(v any) bool {
 // checkCron checks the cron control (required: it must be there).
 func checkCron(values map[string]any, required bool, add func(field, msg string)) {
 	v, ok := values["cron"]
-	if !ok || v == nil || v == "" {
+	if s, isStr := v.(string); !ok || v == nil || (isStr && strings.TrimSpace(s) == "") {
 		if required {
 			add("cron", "is required: a timed delay waits until the cron expression's next time")
 		}

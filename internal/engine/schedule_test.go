@@ -54,7 +54,7 @@ func TestNextTimedRejectsBadConfig(t *testing.T) {
 		{"bad weekday", "weeks", timedConfig{WeekDays: []string{"funday"}}},
 		{"bad month day", "months", timedConfig{MonthDays: []any{"40"}}},
 		{"bad ordinal", "months", timedConfig{MonthlyType: "on", Ordinal: "9", OrdinalValue: "day"}},
-		{"bad cron", "days", timedConfig{CronExpression: "* * *"}},
+		{"bad cron", "days", timedConfig{CronExpression: "* * * * * * *"}}, // seven fields (cron-parser takes one to six)
 		{"cron out of range", "days", timedConfig{CronExpression: "99 * * * *"}},
 		{"untimed unit", "seconds", timedConfig{}},
 		{"impossible cron", "days", timedConfig{CronExpression: "0 0 31 2 *"}},

@@ -86,7 +86,11 @@ func (e *Engine) delay(o store.JobOutcome, c store.Claimed, ctl map[string]any) 
 		}
 		due = t
 	case "timed":
-		t, err := nextCron(str(ctl["cron"]), now, subscriberLocation(c.Subscriber))
+		cron := strings.TrimSpace(str(ctl["cron"]))
+		if cron == "" { // cron-parser reads "" as every minute: never what a timed delay means
+			return e.failStop(o, "Internal", "The timed delay has no cron expression")
+		}
+		t, err := nextCron(cron, now, subscriberLocation(c.Subscriber))
 		if err != nil {
 			return e.failStop(o, "Internal", "The timed delay is misconfigured: "+err.Error())
 		}
