@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -74,7 +75,7 @@ func conditionOf(wf store.Workflow, step *store.Step) *stepCondition {
 	conditions.Lock()
 	got, ok := conditions.m[k]
 	conditions.Unlock()
-	if ok && sameJSON(got.raw, raw) {
+	if ok && (sameRef(got.raw, raw) || sameJSON(got.raw, raw)) {
 		return got.cond
 	}
 	var c *stepCondition
@@ -93,6 +94,15 @@ func conditionOf(wf store.Workflow, step *store.Step) *stepCondition {
 	conditions.m[k] = cachedCondition{raw: raw, cond: c}
 	conditions.Unlock()
 	return c
+}
+
+// sameRef says whether a and b are the same map: the workflow read once and
+// run for many recipients hands the same controls to each. The cache holds
+// the map it parsed, so its address cannot be reused by another.
+func sameRef(a, b any) bool {
+	x, ok := a.(map[string]any)
+	y, ok2 := b.(map[string]any)
+	return ok && ok2 && reflect.ValueOf(x).UnsafePointer() == reflect.ValueOf(y).UnsafePointer()
 }
 
 // sameJSON says whether two decoded JSON values are equal.
