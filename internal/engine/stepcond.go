@@ -75,7 +75,15 @@ func conditionOf(wf store.Workflow, step *store.Step) *stepCondition {
 	conditions.Lock()
 	got, ok := conditions.m[k]
 	conditions.Unlock()
-	if ok && (sameRef(got.raw, raw) || sameJSON(got.raw, raw)) {
+	if ok && sameRef(got.raw, raw) {
+		return got.cond
+	}
+	if ok && sameJSON(got.raw, raw) {
+		// Another read of the same workflow: remember this one, which the
+		// calls that follow hand over.
+		conditions.Lock()
+		conditions.m[k] = cachedCondition{raw: raw, cond: got.cond}
+		conditions.Unlock()
 		return got.cond
 	}
 	var c *stepCondition
@@ -141,13 +149,14 @@ type StepResultReader interface {
 	StepResults(ctx context.Context, scope store.Scope, notificationID string, before int) ([]store.StepResult, error)
 }
 
-// conditionHolds evaluates a claimed job's step condition. ok false with a
-// nil error: the step is skipped. An error that is not a *conditionError
-// (a read failed) is transient: the job is retried.
-func (e *Engine) conditionHolds(ctx context.Context, c store.Claimed, cond *stepCondition, steps map[string]any) (bool, error) {
+// conditionHolds evaluates a claimed job's step condition (vars are the
+// step's template bindings). ok false with a nil error: the step is
+// skipped. An error that is not a *conditionError (a read failed) is
+// transient: the job is retried.
+func (e *Engine) conditionHolds(ctx context.Context, c store.Claimed, cond *stepCondition, vars, steps map[string]any) (bool, error) {
 	data := map[string]any{}
 	if cond.readsRoot("payload") {
-		data["payload"] = decodeJSON(c.Notification.Payload, map[string]any{})
+		data["payload"] = liquid.ToGo(vars["payload"]) // the payload as parsed for the templates
 	}
 	if cond.readsRoot("subscriber") {
 		data["subscriber"] = subscriberData(c.Subscriber)

@@ -32,6 +32,9 @@ func (e *Engine) run(ctx context.Context, c store.Claimed, b *batchIntegrations)
 	if c.Job.Attempts > e.maxAttempts(c.Job, step.Type) {
 		return e.fail(o, "Internal", fmt.Sprintf("Gave up after %d attempts", c.Job.Attempts-1)), nil
 	}
+	// The templates' bindings; a condition reads the payload parsed here.
+	in := StepInput{Subscriber: c.Subscriber, Payload: c.Notification.Payload, Digest: c.Digest}
+	vars := in.Vars()
 	cond := conditionOf(c.Workflow, step)
 	if cond != nil && cond.err != nil {
 		return e.fail(o, "Internal", "The step's conditions are invalid: "+cond.err.Error()), nil
@@ -44,7 +47,7 @@ func (e *Engine) run(ctx context.Context, c store.Claimed, b *batchIntegrations)
 		}
 	}
 	if cond != nil {
-		holds, err := e.conditionHolds(ctx, c, cond, steps)
+		holds, err := e.conditionHolds(ctx, c, cond, vars, steps)
 		var ce *conditionError
 		switch {
 		case errors.As(err, &ce):
@@ -64,8 +67,6 @@ func (e *Engine) run(ctx context.Context, c store.Claimed, b *batchIntegrations)
 		o.Details = append(o.Details, e.detail(o, "Success", "Internal", why, nil))
 		return o, nil
 	}
-	in := StepInput{Subscriber: c.Subscriber, Payload: c.Notification.Payload, Digest: c.Digest}
-	vars := in.Vars()
 	if err := addTriggerVars(ctx, vars, c, step, e.envValues); err != nil {
 		return e.retry(o, err), nil
 	}
