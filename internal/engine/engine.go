@@ -93,6 +93,8 @@ type Engine struct {
 	envValues EnvironmentValues
 	// http sends the HTTP request steps.
 	http *httpstep.Client
+	// envs reads environments (env.name and env.type of step conditions).
+	envs EnvironmentReader
 }
 
 // New builds an Engine.
@@ -146,7 +148,7 @@ func New(o Options) *Engine {
 	e.senders = newSenders(o.Delivery, e.now)
 	e.http = httpstep.New(&netguard.Dialer{AllowPrivate: o.Delivery.AllowPrivateNetworks, Resolve: o.Delivery.Resolve})
 	if o.Store != nil {
-		e.envValues = o.Store.EnvironmentVariableValues
+		e.envValues, e.envs = o.Store.EnvironmentVariableValues, o.Store
 	}
 	return e
 }

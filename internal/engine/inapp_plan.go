@@ -33,7 +33,8 @@ type TriggerReader interface {
 // there too, never inside it. A recipient left out (or a failed read) keeps
 // a queued job as before.
 func InAppPlanner(sb *sandbox.Sandbox, r TriggerReader) func(ctx context.Context, ps []*store.TriggerParams) {
-	tr, _ := r.(TranslationReader) // the store reads translations too
+	tr, _ := r.(TranslationReader) // the store reads translations and environments too
+	envs, _ := r.(EnvironmentReader)
 	return func(ctx context.Context, ps []*store.TriggerParams) {
 		type wfKey struct{ env, workflow string }
 		ids := map[string][]string{}
@@ -112,7 +113,7 @@ func InAppPlanner(sb *sandbox.Sandbox, r TriggerReader) func(ctx context.Context
 		values, groupTr := memoValues(r.EnvironmentVariableValues), memoTranslations(tr)
 		for _, p := range ps {
 			if startsInApp(p) {
-				planTrigger(ctx, sb, groupTr, p, known[p.EnvironmentID], prefs[wfKey{p.EnvironmentID, p.Workflow.ID}], values)
+				planTrigger(ctx, sb, groupTr, envs, p, known[p.EnvironmentID], prefs[wfKey{p.EnvironmentID, p.Workflow.ID}], values)
 			}
 		}
 	}
@@ -123,11 +124,12 @@ func startsInApp(p *store.TriggerParams) bool {
 }
 
 // planTrigger fills p.InApp for the recipients found in known.
-func planTrigger(ctx context.Context, sb *sandbox.Sandbox, tr TranslationReader, p *store.TriggerParams,
+func planTrigger(ctx context.Context, sb *sandbox.Sandbox, tr TranslationReader, envs EnvironmentReader, p *store.TriggerParams,
 	known map[string]store.Subscriber, prefs map[string]store.ChannelChoices, values EnvironmentValues) {
 	// A one-off engine: the in-app step needs the sandbox and the clock,
 	// and the first attempt is within any bound.
-	e := &Engine{sb: sb, now: func() time.Time { return p.Now }, log: nopLogger, o: Options{MaxAttempts: 1}, tr: tr, envValues: values}
+	e := &Engine{sb: sb, now: func() time.Time { return p.Now }, log: nopLogger, o: Options{MaxAttempts: 1}, tr: tr, envValues: values,
+		envs: envs}
 	step := p.Workflow.Steps[0]
 	if tr == nil && sandbox.HasTranslations(step.ControlValues) {
 		return // the workers read the translations

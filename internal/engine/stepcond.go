@@ -144,6 +144,11 @@ func sameJSON(a, b any) bool {
 	return false
 }
 
+// EnvironmentReader reads an environment (store.Tenancy).
+type EnvironmentReader interface {
+	EnvironmentGetByID(ctx context.Context, id string) (store.Environment, error)
+}
+
 // StepResultReader reads the results of a notification's earlier steps.
 type StepResultReader interface {
 	StepResults(ctx context.Context, scope store.Scope, notificationID string, before int) ([]store.StepResult, error)
@@ -172,7 +177,19 @@ func (e *Engine) conditionHolds(ctx context.Context, c store.Claimed, cond *step
 		if err != nil {
 			return false, err
 		}
-		env := make(map[string]any, len(vals))
+		env := make(map[string]any, len(vals)+2)
+		if r := e.envs; r != nil {
+			// The environment's name and type, under its variables (Novu's
+			// env binding; a variable of that name wins).
+			got, err := r.EnvironmentGetByID(ctx, c.Job.EnvironmentID)
+			if err != nil {
+				return false, err
+			}
+			env["name"] = got.Name
+			if t := got.Type(); t != "" {
+				env["type"] = t
+			}
+		}
 		for k, v := range vals {
 			env[k] = v
 		}

@@ -24,14 +24,10 @@ type environmentJSON struct {
 	APIKeys []apiKeyJSON `json:"apiKeys,omitempty"`
 }
 
-// environmentTypes are the types the established service gives its two
-// environments; any other environment has none (null).
-var environmentTypes = map[string]string{"development": "dev", "production": "prod"}
-
 func environmentOut(e store.Environment) environmentJSON {
 	out := environmentJSON{ID: e.ID, Name: e.Name, OrganizationID: e.OrganizationID, Identifier: e.Identifier, ParentID: e.ParentID,
 		Color: e.Color}
-	if t, ok := environmentTypes[e.Name]; ok {
+	if t := e.Type(); t != "" {
 		out.Type = &t
 	}
 	return out

@@ -76,6 +76,18 @@ func TestStepConditions(t *testing.T) {
 		require.Equal(t, []string{"always", "hello"}, contents("s3"))
 		require.Equal(t, []string{"always", "gold team", "hello"}, contents("s4"))
 
+		// env.name and env.type: the first in-app step (run with the
+		// trigger) and a later one (a worker).
+		h.createWorkflow(t, dev, map[string]any{"name": "Env cond", "workflowId": "env-cond", "steps": []any{
+			map[string]any{"name": "dev", "type": "in_app", "controlValues": map[string]any{"body": "dev only",
+				"skip": map[string]any{"==": []any{map[string]any{"var": "env.type"}, "dev"}}}},
+			map[string]any{"name": "prod", "type": "in_app", "controlValues": map[string]any{"body": "prod only",
+				"skip": map[string]any{"==": []any{map[string]any{"var": "env.name"}, "production"}}}},
+		}})
+		h.trigger(t, dev, map[string]any{"name": "env-cond", "to": "s2", "transactionId": "c4"})
+		drain(t, eng)
+		require.Equal(t, []string{"completed", "skipped"}, h.jobStatuses(t, "c4"))
+
 		skipped := h.jobsOf(t, "c1")[0]
 		details := objects(t, skipped["executionDetails"])
 		last := details[len(details)-1]

@@ -78,6 +78,18 @@ type Environment struct {
 	CreatedAt time.Time
 }
 
+// Type is the type the established service gives its two environments,
+// "dev" and "prod"; any other environment has none ("").
+func (e Environment) Type() string {
+	switch e.Name {
+	case "development":
+		return "dev"
+	case "production":
+		return "prod"
+	}
+	return ""
+}
+
 // Member is a person of an organization (a dashboard user).
 type Member struct {
 	ID             string
