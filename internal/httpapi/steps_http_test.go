@@ -254,6 +254,18 @@ func TestHTTPRequestStep(t *testing.T) {
 				"continueOnFailure": true}},
 			map[string]any{"name": "inbox", "type": "in_app", "controlValues": map[string]any{"body": "after"}},
 		}})
+		// The step preview renders the request as it would be sent, with
+		// the earlier steps' outputs supposed by previewPayload.steps.
+		res := h.call(t, dev, "POST", "/v2/workflows/crm/step/crm/preview", map[string]any{"previewPayload": map[string]any{
+			"payload": map[string]any{"id": "o-9"}, "subscriber": map[string]any{"data": map[string]any{"plan": "team"}}}}, nil)
+		require.Equal(t, http.StatusCreated, res.Status, "%s", res.Raw)
+		preview := res.Object(t)["result"].(map[string]any)["preview"].(map[string]any)
+		require.Equal(t, srv.URL+"/o?id=o-9", preview["url"])
+		require.Equal(t, `{"id":"o-9"}`, preview["body"])
+		res = h.call(t, dev, "POST", "/v2/workflows/crm/step/vip/preview", map[string]any{"previewPayload": map[string]any{
+			"steps": map[string]any{"crm": map[string]any{"tier": "silver"}}}}, nil)
+		require.Equal(t, http.StatusCreated, res.Status, "%s", res.Raw)
+		require.Equal(t, "tier silver", res.Object(t)["result"].(map[string]any)["preview"].(map[string]any)["body"])
 		h.createSubscriber(t, dev, map[string]any{"subscriberId": "hs", "data": map[string]any{"plan": "pro"}})
 		clock := &testClock{t: time.Now().Add(time.Minute)}
 		eng := h.deliveryEngine(clock)
