@@ -113,6 +113,34 @@ export async function steps({ novu, step, check, run, serverURL, secretKey, slee
       jobs[0].executionDetails);
   });
 
+  const nudgeId = `sdk-nudge-${run}`;
+  await step("in-app, delay, then an e-mail only if the in-app message was not read", async () => {
+    await novu.workflows.create({ name: `SDK nudge ${run}`, workflowId: nudgeId, active: true,
+      steps: [
+        { name: "inbox", type: "in_app", controlValues: { body: "You have an order" } },
+        { name: "wait", type: "delay", controlValues: { type: "regular", amount: 2, unit: "seconds" } },
+        { name: "mail", type: "email", controlValues: { subject: "Unread", body: "<p>Look</p>", skip: unread } },
+      ] });
+    const reader = `${nudgeId}-reader`;
+    const ignorer = `${nudgeId}-ignorer`;
+    for (const s of [reader, ignorer]) await novu.subscribers.create({ subscriberId: s, email: `${s}@example.com` });
+    await novu.trigger({ workflowId: nudgeId, to: reader, transactionId: `${nudgeId}-r` });
+    await novu.trigger({ workflowId: nudgeId, to: ignorer, transactionId: `${nudgeId}-i` });
+    let feed = [];
+    for (let i = 0; i < 50 && feed.length === 0; i++) {
+      feed = (await novu.subscribers.notifications.list({ subscriberId: reader })).result.data;
+      if (feed.length === 0) await sleep(50);
+    }
+    check(feed.length === 1, "the reader's in-app message", feed.length);
+    await novu.subscribers.messages.markAllAs({ messageId: feed[0].id, markAs: "read" }, reader);
+    const read = await jobsOf(`${nudgeId}-r`, ["completed", "completed", "skipped"]);
+    check(read[2].executionDetails.some((d) => d.detail === "Step skipped: its conditions are not met"),
+      "read in time: the e-mail step skipped", read[2].executionDetails);
+    const unreadJobs = await jobsOf(`${nudgeId}-i`, ["completed", "completed", "failed"]);
+    check(!unreadJobs[2].executionDetails.some((d) => /conditions are not met/.test(d.detail)),
+      "not read: the e-mail step ran (no e-mail integration here, so it fails at the provider)", unreadJobs[2].executionDetails);
+  });
+
   const httpId = `sdk-http-${run}`;
   await step("an HTTP request to a private address is refused and the workflow stops", async () => {
     await novu.workflows.create({ name: `SDK http ${run}`, workflowId: httpId, active: true,
