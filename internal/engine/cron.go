@@ -4,10 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/big"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/herald-notify/herald/internal/jsvalue"
 )
 
 // Cron expressions of timed digests and timed delays (controlValues.cron), as
@@ -109,7 +110,7 @@ func parseCronSpec(expr string) (*cronSpec, error) {
 	if p, ok := cronPredefined[expr]; ok {
 		expr = p
 	}
-	atoms := strings.FieldsFunc(expr, jsSpace)
+	atoms := strings.FieldsFunc(expr, jsvalue.IsSpace)
 	if len(atoms) == 0 {
 		atoms = []string{""}
 	}
@@ -179,7 +180,7 @@ func cronNthDay(value string) (string, float64, error) {
 	if strings.ContainsAny(value, ",/-") {
 		return "", 0, fmt.Errorf("# cannot be combined with , / or -")
 	}
-	n := jsNumber(parts[len(parts)-1])
+	n := jsvalue.StringToNumber(parts[len(parts)-1])
 	if len(parts) > 2 || math.IsNaN(n) || n < 1 || n > 5 {
 		return "", 0, fmt.Errorf("the occurrence after # must be 1 to 5")
 	}
@@ -274,7 +275,7 @@ func (d *cronFieldDef) repeat(part string) ([]cronAtom, error) {
 	case len(parts) > 2:
 		return nil, fmt.Errorf("invalid repeat %q", part)
 	case len(parts) == 2:
-		if !math.IsNaN(jsNumber(parts[0])) {
+		if !math.IsNaN(jsvalue.StringToNumber(parts[0])) {
 			parts[0] += "-" + strconv.Itoa(d.max)
 		}
 		return d.rangeOf(parts[0], parts[1])
@@ -291,7 +292,7 @@ func (d *cronFieldDef) rangeOf(val, step string) ([]cronAtom, error) {
 			return nil, fmt.Errorf("invalid range %q", val)
 		}
 		// A value ("-0" reads as 0, like any JavaScript number).
-		n := jsNumber(val)
+		n := jsvalue.StringToNumber(val)
 		if len(bounds) == 1 && math.IsNaN(n) && d.lastChar && strings.Contains(val, "L") {
 			return []cronAtom{{s: val, isStr: true}}, nil
 		}
@@ -304,14 +305,14 @@ func (d *cronFieldDef) rangeOf(val, step string) ([]cronAtom, error) {
 		}
 		return []cronAtom{{n: v}}, nil
 	}
-	lo, hi := jsNumber(bounds[0]), jsNumber(bounds[1])
+	lo, hi := jsvalue.StringToNumber(bounds[0]), jsvalue.StringToNumber(bounds[1])
 	if math.IsNaN(lo) || math.IsNaN(hi) || lo < float64(d.min) || hi > float64(d.max) {
 		return nil, fmt.Errorf("range %q is out of range %d-%d", val, d.min, d.max)
 	}
 	if lo > hi {
 		return nil, fmt.Errorf("invalid range %q", val)
 	}
-	every := jsNumber(step)
+	every := jsvalue.StringToNumber(step)
 	if math.IsNaN(every) || every <= 0 {
 		return nil, fmt.Errorf("invalid step %q", step)
 	}
@@ -332,80 +333,6 @@ func (d *cronFieldDef) rangeOf(val, step string) ([]cronAtom, error) {
 		}
 	}
 	return out, nil
-}
-
-// jsSpace is JavaScript's white space and line terminators (\s, trim).
-func jsSpace(r rune) bool {
-	switch r {
-	case '\t', '\n', '\v', '\f', '\r', ' ', 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff:
-		return true
-	}
-	return r >= 0x2000 && r <= 0x200a
-}
-
-// jsNumber is JavaScript's Number(s) of a string without white space (NaN
-// when s is not a number): "" is 0; decimals with an optional sign, fraction
-// and exponent; "Infinity"; 0x, 0o and 0b integers.
-func jsNumber(s string) float64 {
-	if s == "" {
-		return 0
-	}
-	if len(s) > 2 && s[0] == '0' {
-		if base := map[byte]int{'x': 16, 'X': 16, 'o': 8, 'O': 8, 'b': 2, 'B': 2}[s[1]]; base != 0 {
-			n, ok := new(big.Int).SetString(s[2:], base)
-			if !ok || s[2] == '+' || s[2] == '-' {
-				return math.NaN()
-			}
-			f, _ := new(big.Float).SetInt(n).Float64()
-			return f
-		}
-	}
-	body := s
-	if body[0] == '+' || body[0] == '-' {
-		body = body[1:]
-	}
-	if body == "Infinity" {
-		return map[bool]float64{true: math.Inf(-1), false: math.Inf(1)}[s[0] == '-']
-	}
-	if !jsDecimal(body) {
-		return math.NaN()
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return math.NaN()
-	}
-	return f
-}
-
-// jsDecimal says whether s is an unsigned JavaScript decimal: digits with
-// an optional fraction (a digit on either side of the point) and exponent.
-func jsDecimal(s string) bool {
-	i, n := 0, 0
-	digits := func() int {
-		j := i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		return i - j
-	}
-	n += digits()
-	if i < len(s) && s[i] == '.' {
-		i++
-		n += digits()
-	}
-	if n == 0 {
-		return false
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	return i == len(s)
 }
 
 // next is the first instant strictly after from (taken to the millisecond)

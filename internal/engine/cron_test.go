@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/herald-notify/herald/internal/jsvalue"
 )
 
 // TestCronNext pins the rules of cron-parser 4.9.0 that Herald follows,
@@ -107,7 +109,7 @@ func TestCheckCronAccepts(t *testing.T) {
 	}
 }
 
-// TestJSNumber: the numbers cron-parser reads with Number() (after # in
+// TestJSNumber: the numbers cron-parser reads with Number() (jsvalue; after # in
 // particular, before any check of the characters).
 func TestJSNumber(t *testing.T) {
 	t.Parallel()
@@ -122,7 +124,7 @@ func TestJSNumber(t *testing.T) {
 		{"1_0", nan}, {"inf", nan}, {"0x1_0", nan}, {"-", nan}, {"--1", nan},
 	}
 	for _, tt := range tests {
-		got := jsNumber(tt.in)
+		got := jsvalue.StringToNumber(tt.in)
 		if math.IsNaN(tt.want) {
 			require.True(t, math.IsNaN(got), "Number(%q) = %v, want NaN", tt.in, got)
 			continue
