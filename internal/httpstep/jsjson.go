@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/herald-notify/herald/internal/jsvalue"
 )
 
 // Novu sends JSON.stringify(JSON.parse(renderedBody)) and signs the same
@@ -43,7 +45,7 @@ func (o *jsObject) set(k string, v any) {
 func (o *jsObject) order() []string {
 	var idx, rest []string
 	for _, k := range o.keys {
-		if isArrayIndex(k) {
+		if isIndex(k) {
 			idx = append(idx, k)
 		} else {
 			rest = append(rest, k)
@@ -58,21 +60,6 @@ func (o *jsObject) order() []string {
 		return a < b
 	})
 	return append(idx, rest...)
-}
-
-// isArrayIndex reports whether k is the canonical decimal form of an integer
-// in [0, 2^32-2], which JavaScript enumerates before other keys.
-func isArrayIndex(k string) bool {
-	if k == "" || len(k) > 10 || (len(k) > 1 && k[0] == '0') {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		if k[i] < '0' || k[i] > '9' {
-			return false
-		}
-	}
-	n, err := strconv.ParseUint(k, 10, 64)
-	return err == nil && n <= math.MaxUint32-1
 }
 
 // maxDepth bounds nesting in a parsed body.
@@ -228,49 +215,18 @@ func writeJSString(b *bytes.Buffer, s string) {
 	b.WriteByte('"')
 }
 
-// jsNumber formats f as JavaScript's Number.prototype.toString does
-// (ECMA-262 Number::toString), and as JSON.stringify writes non-finite
-// numbers: null.
+// jsNumber formats f as JSON.stringify does: Number::toString, and null
+// for a number that is not finite.
 func jsNumber(f float64) string {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return "null"
 	}
-	if f == 0 {
-		return "0" // -0 too
-	}
-	s := strconv.FormatFloat(f, 'e', -1, 64) // shortest round-trip digits
-	var sb strings.Builder
-	if s[0] == '-' {
-		sb.WriteByte('-')
-		s = s[1:]
-	}
-	mant, exp, _ := strings.Cut(s, "e")
-	digits := strings.Replace(mant, ".", "", 1)
-	e, _ := strconv.Atoi(exp)
-	k, n := len(digits), e+1 // value = digits × 10^(n-k)
-	switch {
-	case k <= n && n <= 21:
-		sb.WriteString(digits)
-		sb.WriteString(strings.Repeat("0", n-k))
-	case 0 < n && n <= 21:
-		sb.WriteString(digits[:n])
-		sb.WriteByte('.')
-		sb.WriteString(digits[n:])
-	case -6 < n && n <= 0:
-		sb.WriteString("0.")
-		sb.WriteString(strings.Repeat("0", -n))
-		sb.WriteString(digits)
-	default:
-		sb.WriteString(digits[:1])
-		if k > 1 {
-			sb.WriteByte('.')
-			sb.WriteString(digits[1:])
-		}
-		sb.WriteByte('e')
-		if n-1 >= 0 {
-			sb.WriteByte('+')
-		}
-		sb.WriteString(strconv.Itoa(n - 1))
-	}
-	return sb.String()
+	return jsvalue.NumberToString(f)
+}
+
+// isIndex reports whether k is an array index, which JavaScript enumerates
+// before an object's other keys.
+func isIndex(k string) bool {
+	_, ok := jsvalue.ArrayIndex(k)
+	return ok
 }
