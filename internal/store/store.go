@@ -33,6 +33,7 @@ type Store interface {
 	Workflows
 	Pipeline
 	Steps
+	Bridges
 	Inbox
 	InboxState
 	Topics
@@ -74,7 +75,10 @@ type Environment struct {
 	// production's is development.
 	ParentID string
 	// Color is the colour the dashboard shows it in ("" for none).
-	Color     string
+	Color string
+	// BridgeURL is the Novu Framework app ("bridge") its code-first
+	// workflows were last synced from ("" for none).
+	BridgeURL string
 	CreatedAt time.Time
 }
 

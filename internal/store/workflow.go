@@ -7,20 +7,24 @@ import (
 
 // Workflow is a notification workflow: the ordered steps a trigger runs.
 type Workflow struct {
-	ID              string
-	OrganizationID  string
-	EnvironmentID   string
-	Key             string // the client's workflowId, the trigger name
-	Name            string
-	Description     string
-	Tags            []string
-	Active          bool
-	Critical        bool
-	Severity        string
-	Preferences     JSON
-	PayloadSchema   JSON
-	Steps           []Step
-	Deleted         bool
+	ID             string
+	OrganizationID string
+	EnvironmentID  string
+	Key            string // the client's workflowId, the trigger name
+	Name           string
+	Description    string
+	Tags           []string
+	Active         bool
+	Critical       bool
+	Severity       string
+	Preferences    JSON
+	PayloadSchema  JSON
+	Steps          []Step
+	Deleted        bool
+	// Origin is OriginBridge for a workflow synced from the environment's
+	// Novu Framework app (its steps run there), "" for one made through the
+	// API or the dashboard.
+	Origin          string
 	LastTriggeredAt *time.Time
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
@@ -37,7 +41,13 @@ type Step struct {
 	// step's controls render as one template in that order (an assign in
 	// one field is seen by the later ones), as in Novu.
 	ControlOrder []string `json:"controlOrder,omitempty"`
+	// ControlSchema is the JSON schema of a synced step's controls, as its
+	// bridge declares them (nil for other steps).
+	ControlSchema JSON `json:"controlSchema,omitempty"`
 }
+
+// OriginBridge marks a workflow synced from a Novu Framework app.
+const OriginBridge = "bridge"
 
 // WorkflowListParams pages workflows.
 type WorkflowListParams struct {

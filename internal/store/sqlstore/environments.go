@@ -13,7 +13,7 @@ import (
 // Environments: the tenant boundary, with the public application
 // identifier of the inbox clients and the keys that sign their sessions.
 
-const environmentCols = "id, organization_id, name, identifier, inbox_hmac_disabled, parent_id, color, created_at"
+const environmentCols = "id, organization_id, name, identifier, inbox_hmac_disabled, parent_id, color, created_at, bridge_url"
 
 // environmentColsOf is environmentCols of the table aliased alias.
 func environmentColsOf(alias string) string {
@@ -33,7 +33,8 @@ type environmentRow struct {
 }
 
 func (r *environmentRow) dest() []any {
-	return []any{&r.e.ID, &r.e.OrganizationID, &r.e.Name, &r.identifier, &r.e.InboxHMACDisabled, &r.parent, &r.e.Color, &r.created}
+	return []any{&r.e.ID, &r.e.OrganizationID, &r.e.Name, &r.identifier, &r.e.InboxHMACDisabled, &r.parent, &r.e.Color, &r.created,
+		&r.e.BridgeURL}
 }
 
 func (r *environmentRow) environment() store.Environment {

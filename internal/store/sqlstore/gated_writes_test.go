@@ -388,6 +388,12 @@ func (f *gateFixture) writes() map[string]gatedWrite {
 				Event: store.JSON(`{}`), Metadata: map[string]any{}, At: f.at, Now: f.at}})
 			return err
 		}},
+		"BridgeSync": {call: func(ctx context.Context) error {
+			_, err := f.db.BridgeSync(ctx, &store.BridgeSyncParams{Scope: f.scope, BridgeURL: "http://127.0.0.1:4000/api/novu",
+				Workflows: []store.Workflow{{Key: "synced", Name: "Synced", Steps: []store.Step{{StepID: "inbox", Type: "in_app"}}}},
+				Now: f.at})
+			return err
+		}},
 		"ThrottleCount": {call: func(ctx context.Context) error {
 			_, err := f.db.ThrottleCount(ctx, &store.ThrottleCountParams{Scope: f.scope, SubscriberID: f.sub.ID,
 				WorkflowID: f.wf.ID, StepID: "limit", WindowEnd: f.at.Add(time.Hour), Now: f.at})

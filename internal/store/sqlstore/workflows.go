@@ -13,7 +13,7 @@ import (
 )
 
 const workflowCols = "id, organization_id, environment_id, workflow_key, name, description, tags, active, critical, severity," +
-	" preferences, payload_schema, steps, deleted, last_triggered_at, created_at, updated_at"
+	" preferences, payload_schema, steps, deleted, last_triggered_at, created_at, updated_at, origin"
 
 func scanWorkflow(row interface{ Scan(...any) error }) (store.Workflow, error) {
 	var w store.Workflow
@@ -22,7 +22,7 @@ func scanWorkflow(row interface{ Scan(...any) error }) (store.Workflow, error) {
 	var last sql.NullInt64
 	var created, updated int64
 	err := row.Scan(&w.ID, &w.OrganizationID, &w.EnvironmentID, &w.Key, &w.Name, &w.Description, &tags, &w.Active,
-		&w.Critical, &w.Severity, &prefs, &schema, &steps, &w.Deleted, &last, &created, &updated)
+		&w.Critical, &w.Severity, &prefs, &schema, &steps, &w.Deleted, &last, &created, &updated, &w.Origin)
 	if err != nil {
 		return w, notFound(err)
 	}
@@ -57,10 +57,10 @@ func (db *DB) WorkflowCreate(ctx context.Context, w *store.Workflow) error {
 
 func (db *DB) workflowInsert(ctx context.Context, q querier, w *store.Workflow) error {
 	_, err := q.ExecContext(ctx, "INSERT INTO workflows ("+workflowCols+") VALUES"+
-		" ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
+		" ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
 		w.ID, w.OrganizationID, w.EnvironmentID, w.Key, w.Name, w.Description, marshalText(w.Tags, "[]"), w.Active,
 		w.Critical, w.Severity, orJSON(w.Preferences, "{}"), nullJSON(w.PayloadSchema), marshalText(w.Steps, "[]"),
-		w.Deleted, nullMS(w.LastTriggeredAt), ms(w.CreatedAt), ms(w.UpdatedAt))
+		w.Deleted, nullMS(w.LastTriggeredAt), ms(w.CreatedAt), ms(w.UpdatedAt), w.Origin)
 	if db.d.unique(err) {
 		return store.ErrConflict
 	}
