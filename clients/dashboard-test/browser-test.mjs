@@ -7,8 +7,10 @@
 // API key masking, sign-out, and the data routes' 401 and cross-origin 403
 // by replaying the dashboard's own requests. axe-core runs on every page.
 // A workflow is built from nothing (steps of every kind added, moved,
-// removed; a condition made in the builder, a refused one shown; saved and
-// checked through the public API; triggered).
+// removed; a step previewed before any Save; a condition made in the
+// builder, a refused one shown; saved and checked through the public API;
+// the workflow and a step renamed, deactivated and activated; triggered),
+// and a throwaway workflow deleted from its page.
 // The steps firefox-test.mjs runs too (keyboard navigation, a topic,
 // integrations with Send test, API keys, a 375 px screen) are in steps.mjs.
 // Run by internal/e2e TestDashboardChromium, or by hand:

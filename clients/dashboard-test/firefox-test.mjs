@@ -11,8 +11,9 @@
 // credential form, Send test to a local fake, deactivate, edit, delete), an
 // API key shown once then masked and revoked, the environment switch, a
 // step in a layout with translations, a workflow built from nothing (its
-// steps added, moved, removed, a condition, a refused one, saved, checked
-// through the API, triggered), a 375 px screen, the dashboard's
+// steps added, moved, removed, one previewed before any Save, a condition,
+// a refused one, saved, checked through the API, renamed, deactivated and
+// activated, triggered; a throwaway one deleted), a 375 px screen, the dashboard's
 // requests replayed without the cookie (401) and from another origin with
 // it (403), sign-out (the old cookie then gets 401), and no console or page
 // errors. The steps both browsers run are in steps.mjs. Run by internal/e2e

@@ -436,17 +436,30 @@ export async function layoutPreview(ui, check, { layoutId, workflowId, workflowN
   check(true, "a preview binds the contexts given");
 }
 
+// until polls fn (the public API, say) until it is true, or fails after the
+// deadline.
+async function until(fn, what, timeout = 10000) {
+  for (const end = Date.now() + timeout; !(await fn());) {
+    if (Date.now() > end) throw new Error(`timed out: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 // buildWorkflow makes a workflow from nothing on the dashboard: created from
 // the Workflows page, five steps added (in-app, a delay, an e-mail with a
 // condition made in the builder, a throttle, an HTTP request with a header)
-// and a sixth, one moved up with the keyboard and the sixth removed, then
-// saved: the public API returns the steps in that order with their
-// controls (the condition as JSONLogic). A condition the API refuses, put
-// in the JSON editor, shows the 422 naming steps.N.controlValues.skip in its
-// step and saves nothing (the one 422 the browser logs: expectedError says
-// which); the page read again shows the builder's rows; a
-// saved HTTP request step previews with its controls rendered; a test
-// trigger of the workflow is found in Activity. Returns the workflow's page.
+// and a sixth, the in-app step previewed before any Save, one step moved up
+// with the keyboard and the sixth removed, then saved: the public API
+// returns the steps in that order with their controls (the condition as
+// JSONLogic). A condition the API refuses, put in the JSON editor, shows
+// the 422 naming steps.N.controlValues.skip in its step and saves nothing
+// (the one 422 the browser logs: expectedError says which); the page read
+// again shows the builder's rows; the workflow's name and description and a
+// step's name are edited and it is deactivated and activated again, each
+// saved and checked through the API; a saved HTTP request step previews with
+// its controls rendered; a test trigger of the workflow is found in
+// Activity; a throwaway workflow is deleted from its page (gone from the
+// list, a 404 from the API). Returns the workflow's page.
 export async function buildWorkflow(ui, check, { workflowId, workflowName, subscriberId }) {
   await ui.nav("Workflows");
   await ui.heading("Workflows");
@@ -463,6 +476,12 @@ export async function buildWorkflow(ui, check, { workflowId, workflowName, subsc
   };
   await addStep("in_app", "Inbox");
   await ui.fill("body", "Order {{payload.id}}", { within: "Step Inbox", exact: true });
+  // A step not saved yet previews as it would send.
+  await ui.fill("Payload (JSON)", '{"id": "o-1"}', { within: "Step Inbox", exact: true });
+  await ui.click("button", "Preview", { within: "Step Inbox" });
+  await ui.waitTextIn('section[aria-label="Step Inbox"] .preview', "Order o-1");
+  check((await api("GET", `/v2/workflows/${workflowId}`)).steps.length === 0,
+    "a step added since the last Save previews, rendered with the preview's payload (nothing saved)");
   await addStep("delay", "Wait");
   await ui.select("type", "regular", { within: "Step Wait", exact: true });
   await ui.fill("amount", "1", { within: "Step Wait", exact: true });
@@ -536,6 +555,27 @@ export async function buildWorkflow(ui, check, { workflowId, workflowName, subsc
   check(await ui.value("Header 1 name", { within: "Step Crm", exact: true }) === "X-Plan"
     && await ui.value("threshold (default 1)", { within: "Step Limit", exact: true }) === "3", "the fields read back their controls");
 
+  // The workflow's own fields and a step's name, saved with Save.
+  const renamed = `${workflowName} renamed`;
+  const read = () => api("GET", `/v2/workflows/${workflowId}`);
+  await ui.fill("Workflow name", renamed, { exact: true });
+  await ui.fill("Description", "Built in the browser", { exact: true });
+  await ui.setChecked("Active", false);
+  await ui.fill("Name", "Bell", { within: "Step Inbox", exact: true });
+  await ui.waitRegion("Step Bell");
+  await ui.click("button", "Save");
+  await ui.waitStatus("Saved.");
+  await until(async () => (await read()).name === renamed, "the new name saved");
+  const edited = await read();
+  check(edited.description === "Built in the browser" && edited.active === false && edited.steps[0].stepId === "inbox"
+    && edited.steps[0].name === "Bell" && edited.steps.length === 5,
+  "the workflow's name, description and status and a step's name (its stepId kept) are saved with Save");
+  await ui.heading(renamed);
+  await ui.setChecked("Active", true);
+  await ui.click("button", "Save");
+  await until(async () => (await read()).active === true, "the workflow active again");
+  check(true, "and it is activated again");
+
   // An HTTP request step previews with its controls rendered.
   await ui.fill("Payload (JSON)", '{"id": "o-7"}', { within: "Step Crm", exact: true });
   await ui.click("button", "Preview", { within: "Step Crm" });
@@ -551,7 +591,23 @@ export async function buildWorkflow(ui, check, { workflowId, workflowName, subsc
   await ui.heading("Activity");
   await ui.waitLink(tx, { timeout: 10000 });
   check(true, "the built workflow's test trigger is in Activity");
-  return [`#/workflows/${workflowId}`, workflowName];
+
+  // A throwaway workflow deleted from its page, after a confirmation there.
+  const throwaway = { id: `${workflowId}-throwaway`, name: `${workflowName} throwaway` };
+  await api("POST", "/v2/workflows", { name: throwaway.name, workflowId: throwaway.id, steps: [] });
+  await ui.goto(`#/workflows/${throwaway.id}`);
+  await ui.heading(throwaway.name);
+  await ui.click("button", "Delete workflow");
+  await ui.waitButton("Confirm delete");
+  check(await ui.evaluate(() => document.activeElement?.textContent) === "Confirm delete", "Delete workflow asks again, the focus on Confirm delete");
+  await ui.axe("Delete workflow");
+  await ui.click("button", "Confirm delete");
+  await ui.heading("Workflows");
+  await ui.waitLink(renamed);
+  check(!(await ui.visibleLink(throwaway.name)), "a workflow deleted from its page is gone from the list");
+  const gone = await fetch(`${base}/v2/workflows/${throwaway.id}`, { headers: { Authorization: `ApiKey ${apiKey}` } });
+  check(gone.status === 404, `and the API answers 404 for it (${gone.status})`);
+  return [`#/workflows/${workflowId}`, renamed];
 }
 
 // expectedError says whether a console error is the refused save of

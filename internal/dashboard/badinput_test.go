@@ -1,6 +1,7 @@
 package dashboard_test
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 
@@ -9,14 +10,27 @@ import (
 
 // TestNoInputMakesA5xx: every route of the dashboard, signed in, with
 // bodies and path values that are not what it takes, answers a 4xx (or a
-// 2xx where the input is acceptable), never a 5xx, on both stores.
+// 2xx where the input is acceptable), never a 5xx, on both stores. A
+// workflow "x" with a step "y" exists, so that a preview's bad step (saved
+// or sent whole) reaches the checks past the workflow's look-up.
 func TestNoInputMakesA5xx(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, f *fixture) {
 		tok := f.signIn()
+		rec := f.do(req{method: "POST", path: "/dashboard/api/env/development/v2/workflows", cookie: tok,
+			body: `{"name":"X","workflowId":"x","steps":[{"name":"Y","type":"in_app","controlValues":{"body":"b"}}]}`})
+		require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
 		bodies := []string{"", "{", "null", "[]", `"text"`, `{"workflowId":{"a":1},"stepId":[1]}`, "{\"to\":\"\xff\"}",
 			`{"to":"a\u0000b"}`, `{"controlValues":{"a":"{{"},"workflowId":"x","stepId":"y"}`, strings.Repeat("[", 10_000),
-			`{"email":"` + strings.Repeat("é", 5000) + `","password":"x"}`, `{"payload":{"a":` + strings.Repeat("[", 100) + `}}`}
+			`{"email":"` + strings.Repeat("é", 5000) + `","password":"x"}`, `{"payload":{"a":` + strings.Repeat("[", 100) + `}}`,
+			`{"workflowId":"x","step":"in_app"}`, `{"workflowId":"x","step":{"type":"fax"}}`, `{"workflowId":"x","step":{"type":["in_app"]}}`,
+			`{"workflowId":"x","step":{"type":"in_app","controlValues":[1]}}`, `{"workflowId":"x","step":{"type":"email","controlValues":{"skip":{"frobnicate":[1]}}}}`,
+			`{"workflowId":"x","step":{"type":"digest","controlValues":{"lookBackWindow":{"amount":"{{","unit":7},"cron":"x"}}}}`,
+			`{"workflowId":"x","step":{"type":"http_request","controlValues":{"url":"javascript:x","headers":[{"key":"\n"}],"responseBodySchema":{"type":7}}}}`,
+			`{"workflowId":"x","step":{"type":"throttle","controlValues":{"type":"dynamic","threshold":-1,"throttleKey":[]}}}`,
+			`{"workflowId":"x","step":{"type":"in_app","controlValues":{"skip":` + strings.Repeat(`{"and":[`, 60) + `true` + strings.Repeat(`]}`, 60) + `}}}`,
+			`{"workflowId":"x","stepId":"y","controlValues":{"skip":{"==":[1]}},"step":{"type":"sms"}}`, `{"workflowId":"x","stepId":"y","controlValues":{"skip":{"var":[]}}}`,
+			`{"workflowId":"x","step":{"type":"email","controlValues":{"body":"{{ content","layoutId":"nope"}}}`}
 		paths := []string{
 			"/dashboard/api/session", "/dashboard/api/providers",
 			"/dashboard/api/env/development/preview", "/dashboard/api/env/development/activity?status=%ff&workflow=%00",

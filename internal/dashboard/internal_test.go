@@ -1,10 +1,13 @@
 package dashboard
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/herald-notify/herald/internal/httpapi"
 )
 
 func TestFailureLimiter(t *testing.T) {
@@ -45,4 +48,21 @@ func TestCheckEmail(t *testing.T) {
 		_, err := CheckEmail(bad)
 		require.Error(t, err, "%q", bad)
 	}
+}
+
+// TestPreviewStepTypes: the preview takes the step types the public API
+// takes, as its schema (WorkflowStepType) lists them.
+func TestPreviewStepTypes(t *testing.T) {
+	t.Parallel()
+	var doc struct {
+		Components struct {
+			Schemas struct {
+				WorkflowStepType struct {
+					Enum []string `json:"enum"`
+				} `json:"WorkflowStepType"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	require.NoError(t, json.Unmarshal(httpapi.OpenAPIJSON(), &doc))
+	require.Equal(t, doc.Components.Schemas.WorkflowStepType.Enum, stepTypes)
 }

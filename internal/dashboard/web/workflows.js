@@ -1,7 +1,9 @@
 // The Workflows pages: the list, with a form that creates a workflow, and
-// a workflow's page, where its steps are added, removed, reordered and
-// edited (controls and conditions: steps.js), previewed, saved with one
-// PUT of the whole list in its order, and triggered as a test.
+// a workflow's page, where its name, description and status are edited,
+// its steps added, removed, reordered, renamed and edited (controls and
+// conditions: steps.js) and previewed as the page holds them, saved or
+// not; Save is one PUT of the workflow with the whole list in its order.
+// The page triggers the workflow as a test, and deletes it.
 import { env, h, errorBox, fieldLines, table, fmtTime, pretty, APIError } from "./lib.js";
 import { stepTypes, newControls, controlsEditor, conditionsEditor } from "./steps.js";
 
@@ -62,26 +64,34 @@ export async function workflowPage(workflowId) {
   let fresh = 0;
 
   // stepItem is one step's card and editors; a new step (isNew) is sent
-  // with the stepId it shows, and previews once saved.
+  // with the stepId it shows. Its preview sends the step as the page holds
+  // it (type, controls, conditions), so a step not saved yet previews too.
   const stepItem = (step, isNew) => {
     const key = isNew ? `new${++fresh}` : step.stepId;
     const controls = controlsEditor(step, key);
     const conditions = conditionsEditor(step, key);
     const item = { step, isNew, controls, conditions };
+    const stepName = h("input", { id: `step-name-${key}`, type: "text", autocomplete: "off", required: true });
+    stepName.value = step.name;
+    // label is the name shown: the one typed, or the stepId while it is empty.
+    item.label = () => stepName.value.trim() || item.step.stepId;
+    item.name = () => stepName.value.trim();
+    item.title = h("span", {}, step.name);
+    stepName.addEventListener("input", () => {
+      item.title.textContent = item.label();
+      item.el.setAttribute("aria-label", `Step ${item.label()}`);
+    });
     const payload = h("textarea", { id: `payload-${key}`, rows: 4, spellcheck: "false" });
     payload.value = "{}";
     const subscriber = h("input", { id: `subscriber-${key}`, type: "text", placeholder: "a sample subscriber" });
     const ctx = h("textarea", { id: `context-${key}`, rows: 2, spellcheck: "false", placeholder: '{"tenant": {"id": "acme", "data": {}}}' });
     const out = h("div", { class: "preview", "aria-live": "polite" });
     const preview = async () => {
-      if (item.isNew) {
-        out.replaceChildren(h("p", { class: "error", role: "alert" }, "Save the workflow first: a preview renders a saved step."));
-        return;
-      }
       out.replaceChildren(h("p", { class: "muted" }, "Rendering…"));
       let body;
       try {
-        body = { workflowId: wf.workflowId, stepId: item.step.stepId, controlValues: item.value(),
+        body = { workflowId: wf.workflowId,
+          step: { stepId: item.step.stepId, name: item.label(), type: item.step.type, controlValues: item.value() },
           payload: JSON.parse(payload.value || "{}"), subscriberId: subscriber.value.trim(),
           context: ctx.value.trim() ? JSON.parse(ctx.value) : undefined };
       } catch (e) {
@@ -113,9 +123,10 @@ export async function workflowPage(workflowId) {
     item.down = h("button", { type: "button", class: "secondary", onclick: () => move(item, 1) }, "Move down");
     item.remove = h("button", { type: "button", class: "secondary", onclick: () => remove(item) }, "Remove step");
     item.showIdent = () => item.ident.replaceChildren("Step identifier: ", h("code", {}, item.step.stepId),
-      item.isNew ? " (new: Save adds it)" : "");
+      item.isNew ? " (new: Save adds it)" : " (kept when the step is renamed)");
     item.el = h("section", { class: "card step", "aria-label": `Step ${step.name}` },
-      h("h3", {}, item.number, step.name, " ", h("span", { class: "badge" }, step.type)),
+      h("h3", {}, item.number, item.title, " ", h("span", { class: "badge" }, step.type)),
+      h("div", { class: "field" }, h("label", { for: stepName.id }, "Name"), stepName),
       item.ident,
       h("div", { class: "row" }, item.up, item.down, item.remove),
       h("div", { class: "grid2" },
@@ -151,7 +162,7 @@ export async function workflowPage(workflowId) {
     // The button pressed keeps the focus, or its twin at either end.
     const button = by < 0 ? item.up : item.down;
     (button.disabled ? (by < 0 ? item.down : item.up) : button).focus();
-    moved.textContent = `${item.step.name} is step ${to + 1} of ${items.length} now; Save keeps the order.`;
+    moved.textContent = `${item.label()} is step ${to + 1} of ${items.length} now; Save keeps the order.`;
   };
   const remove = (item) => {
     const at = items.indexOf(item);
@@ -159,7 +170,7 @@ export async function workflowPage(workflowId) {
     layout();
     const next = items[at] || items[at - 1];
     (next ? next.remove : addType).focus();
-    moved.textContent = `${item.step.name} is removed; Save keeps the change.`;
+    moved.textContent = `${item.label()} is removed; Save keeps the change.`;
   };
 
   const addType = h("select", { id: "add-step-type" }, typeOptions());
@@ -193,16 +204,21 @@ export async function workflowPage(workflowId) {
     }
     let steps;
     try {
-      steps = items.map((it) => ({ stepId: it.step.stepId, name: it.step.name, type: it.step.type, controlValues: it.value() }));
+      steps = items.map((it) => ({ stepId: it.step.stepId, name: it.name(), type: it.step.type, controlValues: it.value() }));
     } catch (e) {
       status.replaceChildren(h("p", { class: "error", role: "alert" }, e instanceof SyntaxError ? `Not JSON: ${e.message}` : e.message));
       return;
     }
     const sent = items.slice();
     try {
-      const res = await env("PUT", `/v2/workflows/${encodeURIComponent(wf.workflowId)}`, { name: wf.name, workflowId: wf.workflowId,
-        description: wf.description, tags: wf.tags, active: wf.active, steps });
-      const saved = (res && (res.data || res).steps) || [];
+      const res = await env("PUT", `/v2/workflows/${encodeURIComponent(wf.workflowId)}`, { name: wfName.value.trim(),
+        workflowId: wf.workflowId, description: wfDescription.value.trim(), tags: wf.tags, active: wfActive.checked,
+        severity: wf.severity, steps });
+      const now = (res && (res.data || res)) || {};
+      Object.assign(wf, { name: now.name, description: now.description, active: now.active });
+      title.textContent = wf.name;
+      document.title = `${wf.name} · Herald dashboard`;
+      const saved = now.steps || [];
       sent.forEach((it, i) => {
         if (saved[i]) it.step = saved[i];
         it.isNew = false;
@@ -231,12 +247,46 @@ export async function workflowPage(workflowId) {
       testOut.replaceChildren(e instanceof APIError ? errorBox(e) : h("p", { class: "error", role: "alert" }, e.message));
     }
   };
+
+  // Deleting asks once more in the page (no dialog): Confirm delete or Cancel.
+  const delOut = h("div", { "aria-live": "polite" });
+  const askDelete = h("button", { type: "button", class: "secondary", onclick: () => {
+    confirmRow.hidden = false;
+    askDelete.hidden = true;
+    confirmDelete.focus();
+  } }, "Delete workflow");
+  const cancelDelete = h("button", { type: "button", class: "secondary", onclick: () => {
+    confirmRow.hidden = true;
+    askDelete.hidden = false;
+    askDelete.focus();
+  } }, "Cancel");
+  const confirmDelete = h("button", { type: "button", class: "danger", onclick: async () => {
+    delOut.replaceChildren();
+    try {
+      await env("DELETE", `/v2/workflows/${encodeURIComponent(wf.workflowId)}`);
+      location.hash = "#/workflows";
+    } catch (e) {
+      delOut.replaceChildren(errorBox(e));
+    }
+  } }, "Confirm delete");
+  const confirmRow = h("div", { class: "row", hidden: true },
+    h("p", { class: "error" }, "Delete this workflow, its steps and its translations? This cannot be undone."), confirmDelete, cancelDelete);
+
+  const title = h("h1", {}, wf.name);
+  const wfName = h("input", { id: "workflow-name", type: "text", required: true, autocomplete: "off" });
+  wfName.value = wf.name;
+  const wfDescription = h("textarea", { id: "workflow-description", rows: 2 });
+  wfDescription.value = wf.description || "";
+  const wfActive = h("input", { id: "workflow-active", type: "checkbox", checked: wf.active });
   layout();
   return [h("p", {}, h("a", { href: "#/workflows" }, "← Workflows")),
-    h("h1", {}, wf.name),
-    h("dl", { class: "kv" }, h("dt", {}, "Identifier"), h("dd", {}, h("code", {}, wf.workflowId)),
-      h("dt", {}, "Status"), h("dd", {}, wf.active ? "active" : "inactive"),
-      h("dt", {}, "Description"), h("dd", {}, wf.description || "—")),
+    title,
+    h("section", { class: "card", "aria-label": "Workflow" },
+      h("dl", { class: "kv" }, h("dt", {}, "Identifier"), h("dd", {}, h("code", {}, wf.workflowId))),
+      h("div", { class: "field" }, h("label", { for: wfName.id }, "Workflow name"), wfName),
+      h("label", { for: wfDescription.id }, "Description"), wfDescription,
+      h("div", { class: "check" }, wfActive, h("label", { for: wfActive.id }, "Active"),
+        h("span", { class: "muted" }, "(an inactive workflow is not triggered)"))),
     h("h2", {}, "Steps"), list,
     h("section", { class: "card", "aria-label": "Add a step" }, h("h3", {}, "Add a step"),
       h("form", { class: "row", onsubmit: (ev) => { ev.preventDefault(); add(); } },
@@ -248,7 +298,8 @@ export async function workflowPage(workflowId) {
     h("h2", {}, "Trigger a test"),
     h("label", { for: "test-to" }, "Subscriber ID"), to,
     h("label", { for: "test-payload" }, "Payload (JSON)"), testPayload,
-    h("div", { class: "row" }, h("button", { type: "button", class: "secondary", onclick: trigger }, "Trigger")), testOut];
+    h("div", { class: "row" }, h("button", { type: "button", class: "secondary", onclick: trigger }, "Trigger")), testOut,
+    h("h2", {}, "Delete"), h("div", { class: "row" }, askDelete), confirmRow, delOut];
 }
 
 // showStepErrors puts the API's field errors of steps.N.… in step N's card
