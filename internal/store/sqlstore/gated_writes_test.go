@@ -391,7 +391,7 @@ func (f *gateFixture) writes() map[string]gatedWrite {
 		"BridgeSync": {call: func(ctx context.Context) error {
 			_, err := f.db.BridgeSync(ctx, &store.BridgeSyncParams{Scope: f.scope, BridgeURL: "http://127.0.0.1:4000/api/novu",
 				Workflows: []store.Workflow{{Key: "synced", Name: "Synced", Steps: []store.Step{{StepID: "inbox", Type: "in_app"}}}},
-				Now: f.at})
+				Now:       f.at})
 			return err
 		}},
 		"ThrottleCount": {call: func(ctx context.Context) error {
