@@ -13,6 +13,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/herald-notify/herald/internal/jsvalue"
 )
 
 // signatureHeader is the header that carries the request's HMAC.
@@ -53,7 +55,7 @@ func build(r Request) (*http.Request, []byte, string) {
 	}
 	var sent []byte
 	if body != nil && method != "GET" && method != "DELETE" {
-		sent = stringifyJS(body)
+		sent = jsvalue.Stringify(body)
 	}
 
 	var req *http.Request
@@ -204,12 +206,12 @@ func resolveBody(v any) (any, string) {
 		if strings.TrimFunc(b, isJSSpace) == "" {
 			return nil, ""
 		}
-		parsed, err := parseJS(b)
+		parsed, err := jsvalue.ParseJSON(b)
 		if err != nil {
 			return nil, "The body is not a JSON object or array: " + brief(err.Error())
 		}
 		switch parsed.(type) {
-		case *jsObject, []any:
+		case *jsvalue.Object, []any:
 			return parsed, ""
 		}
 		return nil, "The body is not a JSON object or array: it is " + jsType(parsed)
@@ -221,7 +223,7 @@ func resolveBody(v any) (any, string) {
 	if len(pairs) == 0 {
 		return nil, ""
 	}
-	obj := newJSObject()
+	obj := jsvalue.NewObject()
 	for _, p := range pairs {
 		k, _ := p["key"].(string)
 		if k == "" {
@@ -231,7 +233,7 @@ func resolveBody(v any) (any, string) {
 		if !ok && p["value"] != nil {
 			return nil, fmt.Sprintf("The body's value for %s is not a string", quoteShort(k))
 		}
-		obj.set(k, val)
+		obj.Set(k, val)
 	}
 	return obj, ""
 }

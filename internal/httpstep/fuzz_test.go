@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/herald-notify/herald/internal/jsvalue"
 )
 
 // FuzzBuild builds requests from arbitrary rendered controls and checks
@@ -54,8 +56,8 @@ func FuzzBuild(f *testing.F) {
 			if !json.Valid(sent) || (sent[0] != '{' && sent[0] != '[') {
 				t.Fatalf("body %q is not a JSON object or array", sent)
 			}
-			v, err := parseJS(string(sent))
-			if err != nil || !bytes.Equal(stringifyJS(v), sent) {
+			v, err := jsvalue.ParseJSON(string(sent))
+			if err != nil || !bytes.Equal(jsvalue.Stringify(v), sent) {
 				t.Fatalf("body %q does not read back the same (%v)", sent, err)
 			}
 			if req.Header.Get("Content-Type") == "" {

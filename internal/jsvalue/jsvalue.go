@@ -1,16 +1,20 @@
-// Package jsvalue holds the JavaScript semantics that Herald's two
-// JavaScript-compatible evaluators share: the Liquid engine (internal/liquid,
-// as LiquidJS) and the step-condition evaluator (internal/jsonlogic, as
-// json-logic-js). It works on Go strings and float64 only, so that each
-// evaluator keeps its own value model (what stands for null, undefined and
-// objects) and builds its coercions on these:
+// Package jsvalue holds the JavaScript semantics that Herald's
+// JavaScript-compatible code shares: the Liquid engine (internal/liquid, as
+// LiquidJS), the step-condition evaluator (internal/jsonlogic, as
+// json-logic-js), and the senders of signed JSON (internal/httpstep,
+// internal/bridge, as JSON.stringify). Apart from JSON it works on Go
+// strings and float64 only, so that each evaluator keeps its own value model
+// (what stands for null, undefined and objects) and builds its coercions on
+// these:
 //
 //   - numbers: Number(string), parseFloat, String(number), ToIntegerOrInfinity;
 //   - strings: white space as JavaScript trims it, lengths and indexes in
 //     UTF-16 code units, canonical array-index keys;
 //   - dates: new Date(string) as V8 (Node.js) parses it, and the Date
 //     abstract operations (MakeDay, MakeTime, MakeDate, TimeClip) in UTC,
-//     the time zone Novu's server and Herald run in.
+//     the time zone Novu's server and Herald run in;
+//   - JSON: JSON.parse into ordered objects (ParseJSON, Object) and
+//     JSON.stringify (Stringify), whose output is a fixed point of both.
 //
 // The functions are pure and safe for concurrent use.
 package jsvalue

@@ -1,6 +1,8 @@
-package httpstep
+package jsvalue
 
 import (
+	"bytes"
+	"encoding/json"
 	"math"
 	"testing"
 
@@ -10,7 +12,7 @@ import (
 // The expectations are what Node.js prints for
 // JSON.stringify(JSON.parse(in)) and String(x).
 
-func TestJSNumber(t *testing.T) {
+func TestJSONNumber(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name string
@@ -36,7 +38,7 @@ func TestJSNumber(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			require.Equal(t, tc.want, jsNumber(tc.in))
+			require.Equal(t, tc.want, JSONNumber(tc.in))
 		})
 	}
 }
@@ -60,14 +62,14 @@ func TestStringifyParsed(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			v, err := parseJS(tc.in)
+			v, err := ParseJSON(tc.in)
 			require.NoError(t, err)
-			require.Equal(t, tc.want, string(stringifyJS(v)))
+			require.Equal(t, tc.want, string(Stringify(v)))
 		})
 	}
 }
 
-func TestParseJSRefuses(t *testing.T) {
+func TestParseJSONRefuses(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ name, in string }{
 		{"empty", ``},
@@ -81,7 +83,7 @@ func TestParseJSRefuses(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := parseJS(tc.in)
+			_, err := ParseJSON(tc.in)
 			require.Error(t, err)
 		})
 	}
@@ -100,7 +102,50 @@ func deep(n int) string {
 
 func TestStringifyInvalidUTF8(t *testing.T) {
 	t.Parallel()
-	obj := newJSObject()
-	obj.set("k", "a\xffb")
-	require.Equal(t, "{\"k\":\"a\uFFFDb\"}", string(stringifyJS(obj)))
+	obj := NewObject()
+	obj.Set("k", "a\xffb")
+	require.Equal(t, "{\"k\":\"a\uFFFDb\"}", string(Stringify(obj)))
+}
+
+func TestObject(t *testing.T) {
+	t.Parallel()
+	obj := NewObject()
+	obj.Set("b", 1.0)
+	obj.Set("10", "ten")
+	obj.Set("2", "two")
+	obj.Set("b", 2.0)
+	require.Equal(t, []string{"2", "10", "b"}, obj.Keys())
+	require.Equal(t, 3, obj.Len())
+	v, ok := obj.Get("b")
+	require.True(t, ok)
+	require.Equal(t, 2.0, v)
+	_, ok = obj.Get("a")
+	require.False(t, ok)
+}
+
+// FuzzStringify checks that whatever Stringify writes for a parsed text
+// is valid JSON and a fixed point: parsed and written again, the same bytes
+// (what a bridge's JSON.stringify(JSON.parse(body)) must give back).
+func FuzzStringify(f *testing.F) {
+	for _, s := range []string{`{"b":1,"2":2,"1":3,"a":4}`, `["<a&b>","\u2028\u2029","\ud800",1e400,-0,5e-324]`,
+		`{"a":{"a":{"10":[],"9":{}}},"a":null}`, `"\u0000\u001f\u007f"`, "\"\xff\"", `12345678901234567890`, `[]`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		v, err := ParseJSON(in)
+		if err != nil {
+			return
+		}
+		out := Stringify(v)
+		if !json.Valid(out) {
+			t.Fatalf("%q wrote invalid JSON %q", in, out)
+		}
+		back, err := ParseJSON(string(out))
+		if err != nil {
+			t.Fatalf("%q wrote %q, which does not parse: %v", in, out, err)
+		}
+		if again := Stringify(back); !bytes.Equal(again, out) {
+			t.Fatalf("%q wrote %q, then %q", in, out, again)
+		}
+	})
 }

@@ -1,4 +1,4 @@
-package httpstep
+package jsvalue
 
 import (
 	"bytes"
@@ -11,42 +11,60 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/herald-notify/herald/internal/jsvalue"
 )
 
-// Novu sends JSON.stringify(JSON.parse(renderedBody)) and signs the same
-// string. To send (and sign) the bytes Novu would for the same body, the body
-// is parsed into JavaScript's model of it (property order, float64 numbers,
-// last duplicate key wins) and written the way JSON.stringify writes it.
+// JSON as JavaScript reads and writes it. Novu signs and sends
+// JSON.stringify(JSON.parse(text)), and a Novu Framework bridge checks a
+// signature over JSON.stringify(JSON.parse(body)): to send bytes that verify,
+// Herald parses into JavaScript's model of the text (property order, float64
+// numbers, the last duplicate key winning) and writes it the way
+// JSON.stringify does. Whatever Stringify writes, ParseJSON then Stringify
+// writes again unchanged.
+//
 // One difference remains: an escaped lone surrogate ("\ud800"), which a
 // JavaScript string holds and JSON.stringify writes back escaped, becomes
 // U+FFFD, as a Go string cannot hold it.
 
-// jsObject is a JavaScript object parsed from JSON: its values by key and
-// its keys in the order they were first set.
-type jsObject struct {
+// Object is a JavaScript object parsed from JSON: its values by key and its
+// keys in the order they were first set.
+type Object struct {
 	keys []string
-	vals map[string]any // nil, bool, float64, string, []any, *jsObject
+	vals map[string]any // nil, bool, float64, string, []any, *Object
 }
 
-func newJSObject() *jsObject { return &jsObject{vals: map[string]any{}} }
+// NewObject returns an empty object.
+func NewObject() *Object { return &Object{vals: map[string]any{}} }
 
-// set assigns a property; a key set again keeps its first position.
-func (o *jsObject) set(k string, v any) {
+// Set assigns a property; a key set again keeps its first position.
+func (o *Object) Set(k string, v any) {
 	if _, ok := o.vals[k]; !ok {
 		o.keys = append(o.keys, k)
 	}
 	o.vals[k] = v
 }
 
-// order returns the keys as JavaScript enumerates them: array indices
-// ascending first, then the other keys in the order they were first set.
-func (o *jsObject) order() []string {
-	var idx, rest []string
+// Get returns a property's value and whether the object has it.
+func (o *Object) Get(k string) (any, bool) {
+	v, ok := o.vals[k]
+	return v, ok
+}
+
+// Len is the number of properties.
+func (o *Object) Len() int { return len(o.keys) }
+
+// Keys returns the keys as JavaScript enumerates them (Object.keys,
+// JSON.stringify): array indexes ascending first, then the other keys in
+// the order they were first set.
+func (o *Object) Keys() []string {
+	type index struct {
+		n int
+		k string
+	}
+	var idx []index
+	var rest []string
 	for _, k := range o.keys {
-		if isIndex(k) {
-			idx = append(idx, k)
+		if n, ok := ArrayIndex(k); ok {
+			idx = append(idx, index{n, k})
 		} else {
 			rest = append(rest, k)
 		}
@@ -54,21 +72,24 @@ func (o *jsObject) order() []string {
 	if len(idx) == 0 {
 		return o.keys
 	}
-	sort.Slice(idx, func(i, j int) bool {
-		a, _ := strconv.ParseUint(idx[i], 10, 64)
-		b, _ := strconv.ParseUint(idx[j], 10, 64)
-		return a < b
-	})
-	return append(idx, rest...)
+	sort.Slice(idx, func(i, j int) bool { return idx[i].n < idx[j].n })
+	out := make([]string, 0, len(o.keys))
+	for _, i := range idx {
+		out = append(out, i.k)
+	}
+	return append(out, rest...)
 }
 
-// maxDepth bounds nesting in a parsed body.
+// maxDepth bounds nesting in a parsed text.
 const maxDepth = 1000
 
 var errTrailing = errors.New("unexpected data after the JSON value")
 
-// parseJS parses one JSON text as JSON.parse does.
-func parseJS(s string) (any, error) {
+// ParseJSON parses one JSON text as JSON.parse does, into nil, bool,
+// float64, string, []any and *Object values. Numbers out of range become
+// ±Inf (JSON.stringify writes null) and tiny ones zero, as Number() does;
+// nesting deeper than 1000 levels is refused.
+func ParseJSON(s string) (any, error) {
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.UseNumber()
 	v, err := parseValue(dec, 0)
@@ -109,7 +130,7 @@ func parseValue(dec *json.Decoder, depth int) (any, error) {
 			}
 			return arr, nil
 		case '{':
-			obj := newJSObject()
+			obj := NewObject()
 			for dec.More() {
 				kt, err := dec.Token()
 				if err != nil {
@@ -120,7 +141,7 @@ func parseValue(dec *json.Decoder, depth int) (any, error) {
 				if err != nil {
 					return nil, err
 				}
-				obj.set(k, v)
+				obj.Set(k, v)
 			}
 			if _, err := dec.Token(); err != nil {
 				return nil, err
@@ -129,8 +150,6 @@ func parseValue(dec *json.Decoder, depth int) (any, error) {
 		}
 		return nil, fmt.Errorf("unexpected %q", rune(t))
 	case json.Number:
-		// Out of range parses to ±Inf (JSON.stringify writes null), tiny
-		// values to zero, as Number() does.
 		f, _ := strconv.ParseFloat(string(t), 64)
 		return f, nil
 	default: // string, bool, nil
@@ -138,41 +157,42 @@ func parseValue(dec *json.Decoder, depth int) (any, error) {
 	}
 }
 
-// stringifyJS writes v as JSON.stringify does (no spaces).
-func stringifyJS(v any) []byte {
+// Stringify writes v (a value ParseJSON returns) as JSON.stringify does,
+// without spaces. A value of any other type is written as null.
+func Stringify(v any) []byte {
 	var b bytes.Buffer
-	writeJS(&b, v)
+	writeJSON(&b, v)
 	return b.Bytes()
 }
 
-func writeJS(b *bytes.Buffer, v any) {
+func writeJSON(b *bytes.Buffer, v any) {
 	switch v := v.(type) {
 	case nil:
 		b.WriteString("null")
 	case bool:
 		b.WriteString(strconv.FormatBool(v))
 	case float64:
-		b.WriteString(jsNumber(v))
+		b.WriteString(JSONNumber(v))
 	case string:
-		writeJSString(b, v)
+		writeJSONString(b, v)
 	case []any:
 		b.WriteByte('[')
 		for i, e := range v {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			writeJS(b, e)
+			writeJSON(b, e)
 		}
 		b.WriteByte(']')
-	case *jsObject:
+	case *Object:
 		b.WriteByte('{')
-		for i, k := range v.order() {
+		for i, k := range v.Keys() {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			writeJSString(b, k)
+			writeJSONString(b, k)
 			b.WriteByte(':')
-			writeJS(b, v.vals[k])
+			writeJSON(b, v.vals[k])
 		}
 		b.WriteByte('}')
 	default:
@@ -180,10 +200,10 @@ func writeJS(b *bytes.Buffer, v any) {
 	}
 }
 
-// writeJSString quotes s as JSON.stringify does: only '"', '\\' and control
-// characters are escaped (lower-case hex); bytes that are not UTF-8 (which
-// a JavaScript string cannot hold) are written as U+FFFD.
-func writeJSString(b *bytes.Buffer, s string) {
+// writeJSONString quotes s as JSON.stringify does: only '"', '\\' and
+// control characters are escaped (lower-case hex); bytes that are not UTF-8
+// (which a JavaScript string cannot hold) are written as U+FFFD.
+func writeJSONString(b *bytes.Buffer, s string) {
 	const hex = "0123456789abcdef"
 	b.WriteByte('"')
 	for i := 0; i < len(s); {
@@ -215,18 +235,11 @@ func writeJSString(b *bytes.Buffer, s string) {
 	b.WriteByte('"')
 }
 
-// jsNumber formats f as JSON.stringify does: Number::toString, and null
+// JSONNumber formats f as JSON.stringify does: Number::toString, and null
 // for a number that is not finite.
-func jsNumber(f float64) string {
+func JSONNumber(f float64) string {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return "null"
 	}
-	return jsvalue.NumberToString(f)
-}
-
-// isIndex reports whether k is an array index, which JavaScript enumerates
-// before an object's other keys.
-func isIndex(k string) bool {
-	_, ok := jsvalue.ArrayIndex(k)
-	return ok
+	return NumberToString(f)
 }
