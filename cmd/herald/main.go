@@ -21,12 +21,14 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/herald-notify/herald/internal/app"
+	"github.com/herald-notify/herald/internal/bridge"
 	"github.com/herald-notify/herald/internal/config"
 	"github.com/herald-notify/herald/internal/dashboard"
 	"github.com/herald-notify/herald/internal/demo"
 	"github.com/herald-notify/herald/internal/engine"
 	"github.com/herald-notify/herald/internal/httpapi"
 	"github.com/herald-notify/herald/internal/metrics"
+	"github.com/herald-notify/herald/internal/netguard"
 	"github.com/herald-notify/herald/internal/realtime"
 	"github.com/herald-notify/herald/internal/sandbox"
 	"github.com/herald-notify/herald/internal/secret"
@@ -334,7 +336,8 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 	}
 	var handler http.Handler = httpapi.New(httpapi.Options{Store: a.Store, Keys: a.Keys, Logger: log,
 		RateLimit: cfg.RateLimit, AuthFailureLimit: cfg.AuthFailureLimit, OnTrigger: onTrigger, Sandbox: sb,
-		CORSOrigins: origins, InboxSessionTTL: cfg.InboxSessionTTL, Realtime: rt, Metrics: met, MetricsToken: cfg.MetricsToken})
+		CORSOrigins: origins, InboxSessionTTL: cfg.InboxSessionTTL, Realtime: rt, Metrics: met, MetricsToken: cfg.MetricsToken,
+		Bridge: bridge.New(bridge.Options{Dialer: &netguard.Dialer{AllowPrivate: cfg.Delivery.AllowPrivateNetworks}})})
 	var dash *dashboard.Dashboard
 	if cfg.Role != "worker" {
 		dash = dashboard.New(dashboard.Options{Store: a.Store, Keys: a.Keys, API: handler, Sandbox: sb, Logger: log,

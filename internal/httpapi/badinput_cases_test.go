@@ -89,6 +89,12 @@ var sweepRoutes = []sweepRoute{
 	{pattern: "PUT /v2/workflows/{workflowId}", params: map[string]string{"workflowId": "sw-put-flow"}, bodyEnums: []string{"steps.0.type"},
 		body: `{"name":"Sweep put","workflowId":"sw-put-flow","tags":["x"],"steps":[{"name":"Inbox","type":"in_app","controlValues":{"body":"Hi"}}]}`},
 
+	// Bridge (fixture: a fake bridge, synced once).
+	{pattern: "POST /v1/bridge/sync", query: map[string]string{"source": "cli"}, body: `{"bridgeUrl":"{{bridgeUrl}}"}`},
+	{pattern: "GET /v1/bridge/status"},
+	{pattern: "PUT /v1/bridge/controls/{workflowId}/{stepId}", params: map[string]string{"workflowId": "welcome", "stepId": "inbox"},
+		body: `{"variables":{"subject":"Hi #N#"}}`},
+
 	// Layouts (fixtures: layoutSweepFixtures).
 	{pattern: "POST /v2/layouts", bodyEnums: []string{"__source"},
 		body: `{"layoutId":"sw-layout-#N#","name":"Sweep #N#","isTranslationEnabled":false,"__source":"dashboard"}`},

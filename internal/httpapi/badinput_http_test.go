@@ -107,6 +107,10 @@ func sweepFixtures(t *testing.T, h *harness) map[string]string {
 		require.Equal(t, 200, res.Status, "%s", res.Raw)
 	}
 	vars := map[string]string{}
+	fb := newFakeBridge(t, h.DevKey)
+	vars["bridgeUrl"] = fb.URL()
+	res := h.call(t, dev, "POST", "/v1/bridge/sync?source=cli", map[string]any{"bridgeUrl": fb.URL()}, nil)
+	require.Equal(t, http.StatusCreated, res.Status, "%s", res.Raw)
 	for name, identifier := range map[string]string{"putIntegration": "sw-put", "primaryIntegration": "sw-primary", "victimIntegration": "sw-victim"} {
 		vars[name] = h.createIntegration(t, dev, map[string]any{"providerId": "sendgrid", "identifier": identifier,
 			"credentials": map[string]any{"apiKey": "SG.sweep", "from": "sweep@example.com"}})["_id"].(string)
@@ -142,7 +146,7 @@ func sweepFixtures(t *testing.T, h *harness) map[string]string {
 	vars["appIdentifier"], _ = h.call(t, dev, "GET", "/v1/environments/me", nil, nil).Object(t)["identifier"].(string)
 	vars["subscriberHash"] = secret.SubscriberHash(h.DevKey, "sw-sub")
 	// The /v1/inbox routes take the Bearer token of a session of sw-sub.
-	res := h.call(t, "", "POST", "/v1/inbox/session", map[string]any{"applicationIdentifier": vars["appIdentifier"],
+	res = h.call(t, "", "POST", "/v1/inbox/session", map[string]any{"applicationIdentifier": vars["appIdentifier"],
 		"subscriberHash": vars["subscriberHash"], "subscriber": map[string]any{"subscriberId": "sw-sub"}}, nil)
 	require.Equal(t, 201, res.Status, "%s", res.Raw)
 	vars["inboxToken"] = res.Object(t)["data"].(map[string]any)["token"].(string)

@@ -15,9 +15,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/herald-notify/herald/internal/app"
+	"github.com/herald-notify/herald/internal/bridge"
 	"github.com/herald-notify/herald/internal/httpapi"
 	"github.com/herald-notify/herald/internal/httpapi/openapitest"
 	"github.com/herald-notify/herald/internal/metrics"
+	"github.com/herald-notify/herald/internal/netguard"
 	"github.com/herald-notify/herald/internal/secret"
 	"github.com/herald-notify/herald/internal/store/sqlstore"
 	"github.com/herald-notify/herald/internal/testdb"
@@ -49,6 +51,8 @@ func newHarness(t testing.TB, kind string) *harness {
 	log := testLogger(t)
 	h.Metrics = metrics.New(metrics.Options{Stats: db, Pools: metrics.Pools(db.Writer(), db.Reader()), Logger: log})
 	h.Handler = httpapi.New(httpapi.Options{Store: db, Keys: a.Keys, Logger: log, Metrics: h.Metrics,
+		// Bridges in the tests listen on loopback.
+		Bridge: bridge.New(bridge.Options{Dialer: &netguard.Dialer{AllowPrivate: true}}),
 		OnTrigger: func() { h.Wakes.Add(1) }})
 	return h
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/herald-notify/herald/internal/bridge"
 	"github.com/herald-notify/herald/internal/logctx"
 	"github.com/herald-notify/herald/internal/metrics"
 	"github.com/herald-notify/herald/internal/provider"
@@ -59,6 +60,9 @@ type Options struct {
 	Metrics *metrics.Metrics
 	// MetricsToken, when set, is the Bearer token GET /metrics requires.
 	MetricsToken string
+	// Bridge calls the environments' Novu Framework apps (sync, status);
+	// default: a client whose guard refuses private networks.
+	Bridge *bridge.Client
 }
 
 // DefaultInboxSessionTTL is how long an inbox session token is valid unless
@@ -80,6 +84,7 @@ type Server struct {
 	providers        *provider.Registry
 	channelProviders providerCache
 	sandbox          *sandbox.Sandbox
+	bridge           *bridge.Client
 	cors             corsPolicy
 	inboxTTL         time.Duration
 	realtime         *realtime.Dispatcher
@@ -105,6 +110,9 @@ func New(o Options) *Server {
 	}
 	if s.providers == nil {
 		s.providers = registry.Default()
+	}
+	if s.bridge = o.Bridge; s.bridge == nil {
+		s.bridge = bridge.New(bridge.Options{})
 	}
 	if s.sandbox == nil {
 		s.sandbox = sandbox.New(sandbox.DefaultLimits)
@@ -305,6 +313,9 @@ func (s *Server) routes() {
 	s.handle("GET /v2/workflows/{workflowId}/steps/{stepId}", authenticated, s.workflowStepGet)
 	s.handle("POST /v2/workflows/{workflowId}/step/{stepId}/preview", authenticated, s.workflowStepPreview)
 	s.handle("PUT /v2/workflows/{workflowId}/sync", authenticated, s.workflowSync)
+	s.handle("POST /v1/bridge/sync", authenticated, s.bridgeSync)
+	s.handle("GET /v1/bridge/status", authenticated, s.bridgeStatus)
+	s.handle("PUT /v1/bridge/controls/{workflowId}/{stepId}", authenticated, s.bridgeControls)
 
 	s.handle("GET /socket.io/", public, s.socketIO)
 	s.handle("GET /socket.io", public, s.socketIO)

@@ -98,9 +98,13 @@ func workflowOut(w store.Workflow) workflowJSON {
 				}
 			}
 		}
+		controls := map[string]any{"values": orderedValues{shown, s.ControlOrder}}
+		if len(s.ControlSchema) > 0 { // a synced step: the schema its bridge declares
+			controls["dataSchema"] = json.RawMessage(s.ControlSchema)
+		}
 		out.Steps = append(out.Steps, workflowStepJSON{
 			ID: s.ID, StepID: s.StepID, Slug: s.StepID, Name: s.Name, Type: s.Type, Origin: "external",
-			WorkflowID: w.Key, WorkflowDatabaseID: w.ID, Controls: map[string]any{"values": orderedValues{shown, s.ControlOrder}},
+			WorkflowID: w.Key, WorkflowDatabaseID: w.ID, Controls: controls,
 			ControlValues: orderedValues{values, s.ControlOrder}, Variables: map[string]any{},
 		})
 		out.StepTypeOverviews = append(out.StepTypeOverviews, s.Type)

@@ -222,8 +222,10 @@ func (s *Server) workflowStepGet(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out := workflowOut(wf).Steps[i]
-	out.Controls["dataSchema"] = map[string]any{"type": "object", "properties": stepControlFields[wf.Steps[i].Type],
-		"additionalProperties": true}
+	if _, synced := out.Controls["dataSchema"]; !synced {
+		out.Controls["dataSchema"] = map[string]any{"type": "object", "properties": stepControlFields[wf.Steps[i].Type],
+			"additionalProperties": true}
+	}
 	out.Variables = stepVariables(wf, i)
 	s.writeJSON(w, http.StatusOK, out)
 	return nil
