@@ -52,7 +52,7 @@ func newHarness(t testing.TB, kind string) *harness {
 	h.Metrics = metrics.New(metrics.Options{Stats: db, Pools: metrics.Pools(db.Writer(), db.Reader()), Logger: log})
 	h.Handler = httpapi.New(httpapi.Options{Store: db, Keys: a.Keys, Logger: log, Metrics: h.Metrics,
 		// Bridges in the tests listen on loopback.
-		Bridge: bridge.New(bridge.Options{Dialer: &netguard.Dialer{AllowPrivate: true}}),
+		Bridge:    bridge.New(bridge.Options{Dialer: &netguard.Dialer{AllowPrivate: true}}),
 		OnTrigger: func() { h.Wakes.Add(1) }})
 	return h
 }
