@@ -261,6 +261,7 @@ func readWorkflow(o *object, w *store.Workflow, sb *sandbox.Sandbox) {
 		}
 		if prev, ok := old[s.StepID]; ok && prev.Type == s.Type {
 			s.ID = prev.ID // keep the step's identity across updates
+			s.ControlSchema = prev.ControlSchema
 		} else {
 			s.ID = id.New()
 		}
@@ -326,6 +327,15 @@ func (s *Server) workflowCreate(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// stepShape is a workflow's steps as their stepIds and types, in order.
+func stepShape(steps []store.Step) string {
+	var b strings.Builder
+	for _, s := range steps {
+		b.WriteString(s.StepID + "\x00" + s.Type + "\x00")
+	}
+	return b.String()
+}
+
 func workflowConflict(err error, key string) error {
 	if errors.Is(err, store.ErrConflict) {
 		return errorf(http.StatusConflict, "A workflow with workflowId "+strconv.Quote(key)+" already exists")
@@ -381,10 +391,14 @@ func (s *Server) workflowUpdate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	oldKey := wf.Key
+	oldKey, oldSteps := wf.Key, stepShape(wf.Steps)
 	readWorkflow(o, &wf, s.sandbox)
 	if err := o.errs.err(); err != nil {
 		return err
+	}
+	if wf.Origin == store.OriginBridge && (wf.Key != oldKey || stepShape(wf.Steps) != oldSteps) {
+		return errorf(http.StatusBadRequest, "Workflow "+strconv.Quote(oldKey)+" was synced from a bridge: its workflowId and"+
+			" steps are written in code (change them there and sync again); its settings and control values can change here")
 	}
 	if wf.Severity == "" {
 		wf.Severity = "none"
