@@ -24,20 +24,17 @@ package bridge
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
 	"time"
 	"unicode/utf8"
 
 	"github.com/herald-notify/herald/internal/netguard"
+	"github.com/herald-notify/herald/internal/secret"
 )
 
 // Actions, the values of the action query parameter.
@@ -292,7 +289,7 @@ func (c *Client) attempt(ctx context.Context, u *url.URL, r request) (*answer, *
 		return nil, &Error{Action: r.action, URL: shown, Code: CodeRequest, Err: err,
 			Message: fmt.Sprintf("The request to `%s` could not be made: %v", shown, err)}
 	}
-	sig := Signature(r.key, c.opt.Now(), signed)
+	sig := secret.NovuSignature(r.key, c.opt.Now(), signed)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", userAgent)
@@ -326,18 +323,6 @@ func (c *Client) attempt(ctx context.Context, u *url.URL, r request) (*answer, *
 			Message: fmt.Sprintf("Bridge response for `%s` is not valid JSON", shown)}
 	}
 	return &answer{data: data, status: resp.StatusCode, url: shown}, nil
-}
-
-// Signature is the novu-signature header of body sent at now:
-// t=<unix ms>,v1=<hex HMAC-SHA256(key, "<t>.<body>")> (Novu's
-// buildNovuSignatureHeader).
-func Signature(key string, now time.Time, body []byte) string {
-	t := strconv.FormatInt(now.UnixMilli(), 10)
-	m := hmac.New(sha256.New, []byte(key))
-	m.Write([]byte(t))
-	m.Write([]byte{'.'})
-	m.Write(body)
-	return "t=" + t + ",v1=" + hex.EncodeToString(m.Sum(nil))
 }
 
 // actionURL is the bridge URL with the action's query parameters set

@@ -16,6 +16,7 @@ import (
 
 	"github.com/herald-notify/herald/internal/jsvalue"
 	"github.com/herald-notify/herald/internal/netguard"
+	"github.com/herald-notify/herald/internal/secret"
 	"github.com/stretchr/testify/require"
 )
 
@@ -79,7 +80,7 @@ func (f *fake) verify(r *http.Request, body []byte) {
 		f.t.Errorf("signature %q has no millisecond timestamp", sig)
 		return
 	}
-	if !hmac.Equal([]byte(sig), []byte(Signature(testKey, time.UnixMilli(ms), signed))) {
+	if !hmac.Equal([]byte(sig), []byte(secret.NovuSignature(testKey, time.UnixMilli(ms), signed))) {
 		f.t.Errorf("signature %q does not verify over %q", sig, signed)
 	}
 	if r.Header.Get("X-Novu-Signature") != sig {

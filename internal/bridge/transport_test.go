@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/herald-notify/herald/internal/netguard"
+	"github.com/herald-notify/herald/internal/secret"
 	"github.com/stretchr/testify/require"
 )
 
@@ -22,7 +23,7 @@ func TestSignature(t *testing.T) {
 	t.Parallel()
 	// Node.js: createHmac('sha256', key).update('1767225600123.{"a":"<\u2028>"}').digest('hex')
 	require.Equal(t, "t=1767225600123,v1=11fcd4cc62d36f2e3865912e665deb7383f55ec2d142c6c30a774dec0fb104d9",
-		Signature(testKey, time.UnixMilli(1767225600123), []byte("{\"a\":\"<\u2028>\"}")))
+		secret.NovuSignature(testKey, time.UnixMilli(1767225600123), []byte("{\"a\":\"<\u2028>\"}")))
 }
 
 func TestSignedAtNow(t *testing.T) {
@@ -31,7 +32,7 @@ func TestSignedAtNow(t *testing.T) {
 	now := time.UnixMilli(time.Now().UnixMilli())
 	_, err := client(Options{Now: func() time.Time { return now }}).HealthCheck(context.Background(), f.bridgeURL(), testKey)
 	require.NoError(t, err)
-	require.Equal(t, Signature(testKey, now, []byte("{}")), f.got()[0].Header.Get("Novu-Signature"))
+	require.Equal(t, secret.NovuSignature(testKey, now, []byte("{}")), f.got()[0].Header.Get("Novu-Signature"))
 }
 
 func TestDefaults(t *testing.T) {

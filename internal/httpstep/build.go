@@ -2,9 +2,6 @@ package httpstep
 
 import (
 	"bytes"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -15,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/herald-notify/herald/internal/jsvalue"
+	"github.com/herald-notify/herald/internal/secret"
 )
 
 // signatureHeader is the header that carries the request's HMAC.
@@ -91,20 +89,9 @@ func build(r Request) (*http.Request, []byte, string) {
 		if signed == nil {
 			signed = []byte("{}") // Novu signs {} when no body is sent
 		}
-		h.Set(signatureHeader, signature(r.SigningKey, now, signed))
+		h.Set(signatureHeader, secret.NovuSignature(r.SigningKey, now, signed))
 	}
 	return req, sent, ""
-}
-
-// signature is Novu's buildNovuSignatureHeader:
-// t=<unix ms>,v1=<hex HMAC-SHA256(key, "<t>.<body>")>.
-func signature(key string, now time.Time, body []byte) string {
-	t := strconv.FormatInt(now.UnixMilli(), 10)
-	m := hmac.New(sha256.New, []byte(key))
-	m.Write([]byte(t))
-	m.Write([]byte{'.'})
-	m.Write(body)
-	return "t=" + t + ",v1=" + hex.EncodeToString(m.Sum(nil))
 }
 
 // targetURL checks the rendered url: an absolute http or https URL with a

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/herald-notify/herald/internal/jsvalue"
+	"github.com/herald-notify/herald/internal/secret"
 )
 
 // FuzzBuild builds requests from arbitrary rendered controls and checks
@@ -68,7 +69,7 @@ func FuzzBuild(f *testing.F) {
 		if signed == nil {
 			signed = []byte("{}")
 		}
-		if got, want := req.Header.Get(signatureHeader), signature(testKey, testNow, signed); got != want {
+		if got, want := req.Header.Get(signatureHeader), secret.NovuSignature(testKey, testNow, signed); got != want {
 			t.Fatalf("signature %q, want %q", got, want)
 		}
 
