@@ -58,15 +58,7 @@ func (s *Server) bridgeSync(w http.ResponseWriter, r *http.Request) error {
 // bridgeStatus serves GET /v1/bridge/status: the health check of the
 // environment's bridge.
 func (s *Server) bridgeStatus(w http.ResponseWriter, r *http.Request) error {
-	c := callerFrom(r.Context())
-	env, err := s.store.EnvironmentGetByID(r.Context(), c.EnvironmentID)
-	if err != nil {
-		return err
-	}
-	if env.BridgeURL == "" {
-		return errorf(http.StatusBadRequest, "This environment has no bridge: sync one first (POST /v1/bridge/sync, `npx novu sync`)")
-	}
-	key, err := s.bridgeKey(r.Context(), c.EnvironmentID)
+	env, key, err := s.envBridge(r.Context())
 	if err != nil {
 		return err
 	}
@@ -112,6 +104,20 @@ func (s *Server) bridgeControls(w http.ResponseWriter, r *http.Request) error {
 	}
 	s.writeJSON(w, http.StatusOK, map[string]any{"data": workflowOut(wf).Steps[i]})
 	return nil
+}
+
+// envBridge is the caller's environment, whose bridge it must have, and
+// the key its bridge calls are signed with.
+func (s *Server) envBridge(ctx context.Context) (store.Environment, string, error) {
+	env, err := s.store.EnvironmentGetByID(ctx, callerFrom(ctx).EnvironmentID)
+	if err != nil {
+		return env, "", err
+	}
+	if env.BridgeURL == "" {
+		return env, "", errorf(http.StatusBadRequest, "This environment has no bridge: sync one first (POST /v1/bridge/sync, `npx novu sync`)")
+	}
+	key, err := s.bridgeKey(ctx, env.ID)
+	return env, key, err
 }
 
 // bridgeKey is the key the environment's bridge calls are signed with: its
