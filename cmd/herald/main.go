@@ -303,11 +303,13 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 		go rt.Run(ctx)
 		go rt.Listen(ctx, a.Store.ListenInbox)
 	}
+	// One bridge client (Novu Framework apps) for syncs and step executions.
+	bridgeClient := bridge.New(bridge.Options{Dialer: &netguard.Dialer{AllowPrivate: cfg.Delivery.AllowPrivateNetworks}})
 	var eng *engine.Engine
 	var workersDone chan struct{}
 	if cfg.Role != "api" {
 		eng = engine.New(engine.Options{Store: a.Store, Logger: log, Listen: a.Store.ListenJobs, Sandbox: sb, Workers: cfg.Workers, Metrics: met,
-			MaxInFlight: cfg.JobsInFlight,
+			MaxInFlight: cfg.JobsInFlight, Bridge: bridgeClient,
 			Delivery: engine.DeliveryOptions{AllowPrivateNetworks: cfg.Delivery.AllowPrivateNetworks,
 				Timeout: cfg.Delivery.Timeout, Attempts: cfg.Delivery.Attempts, PerIntegration: cfg.Delivery.PerIntegration}})
 		met.InFlight(eng.InFlight)
@@ -337,7 +339,7 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 	var handler http.Handler = httpapi.New(httpapi.Options{Store: a.Store, Keys: a.Keys, Logger: log,
 		RateLimit: cfg.RateLimit, AuthFailureLimit: cfg.AuthFailureLimit, OnTrigger: onTrigger, Sandbox: sb,
 		CORSOrigins: origins, InboxSessionTTL: cfg.InboxSessionTTL, Realtime: rt, Metrics: met, MetricsToken: cfg.MetricsToken,
-		Bridge: bridge.New(bridge.Options{Dialer: &netguard.Dialer{AllowPrivate: cfg.Delivery.AllowPrivateNetworks}})})
+		Bridge: bridgeClient})
 	var dash *dashboard.Dashboard
 	if cfg.Role != "worker" {
 		dash = dashboard.New(dashboard.Options{Store: a.Store, Keys: a.Keys, API: handler, Sandbox: sb, Logger: log,

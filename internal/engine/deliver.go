@@ -103,6 +103,8 @@ func (st deliveryState) json() store.JSON {
 type batchIntegrations struct {
 	mu    sync.Mutex
 	byEnv map[string][]store.Integration
+	// bridges are the environments' bridges of synced workflows' jobs.
+	bridges map[string]bridgeTarget
 }
 
 func (b *batchIntegrations) get(ctx context.Context, s store.Store, j store.Job) ([]store.Integration, error) {

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/herald-notify/herald/internal/bridge"
 	"github.com/herald-notify/herald/internal/httpstep"
 	"github.com/herald-notify/herald/internal/logctx"
 	"github.com/herald-notify/herald/internal/metrics"
@@ -62,6 +63,10 @@ type Options struct {
 	// triggers it gathers fuller batches — fewer, fatter transactions — for
 	// a few milliseconds of latency.
 	Linger time.Duration
+	// Bridge executes the steps of workflows synced from Novu Framework
+	// apps (default: a client whose guard allows private networks only
+	// when Delivery.AllowPrivateNetworks does).
+	Bridge *bridge.Client
 	// FanoutBatch is how many recipients of a topic or broadcast one
 	// transaction adds (default 500); FanoutBatches how many batches a
 	// fan-out job runs before it queues itself again (default 4).
@@ -146,6 +151,11 @@ func New(o Options) *Engine {
 		e.now = time.Now
 	}
 	e.senders = newSenders(o.Delivery, e.now)
+	if o.Bridge == nil {
+		o.Bridge = bridge.New(bridge.Options{Dialer: &netguard.Dialer{AllowPrivate: o.Delivery.AllowPrivateNetworks,
+			Resolve: o.Delivery.Resolve}})
+		e.o.Bridge = o.Bridge
+	}
 	e.http = httpstep.New(&netguard.Dialer{AllowPrivate: o.Delivery.AllowPrivateNetworks, Resolve: o.Delivery.Resolve})
 	if o.Store != nil {
 		e.envValues, e.envs = o.Store.EnvironmentVariableValues, o.Store
@@ -327,7 +337,7 @@ func (e *Engine) claimAndRun(ctx, run context.Context, resume bool) (int, int, e
 
 func hasDelivery(claimed []store.Claimed) bool {
 	for _, c := range claimed {
-		if runsBeside(c.Job.Type) {
+		if runsBeside(c) {
 			return true
 		}
 	}
@@ -438,26 +448,29 @@ func (e *Engine) runBatch(ctx context.Context, claimed []store.Claimed) error {
 	var wg sync.WaitGroup
 	runCtx, cancel := context.WithTimeout(ctx, e.o.Lease*3/4)
 	defer cancel()
+	joinOf := make([]*store.DigestJoinParams, len(claimed))
 	for i, c := range claimed {
-		if runsBeside(c.Job.Type) || c.Job.Type == store.JobFanout {
+		if runsBeside(c) || c.Job.Type == store.JobFanout {
 			jctx := ctx
-			if runsBeside(c.Job.Type) {
+			if runsBeside(c) {
 				jctx = runCtx
 			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				outcomes[i], _ = e.runGuarded(jctx, c, b)
+				// A synced workflow's digest step returns its join too.
+				outcomes[i], joinOf[i] = e.runGuarded(jctx, c, b)
 			}()
 			continue
 		}
-		o, join := e.runGuarded(ctx, c, b)
-		outcomes[i] = o
+		outcomes[i], joinOf[i] = e.runGuarded(ctx, c, b)
+	}
+	wg.Wait()
+	for i, join := range joinOf {
 		if join != nil {
 			joins, joinAt = append(joins, join), append(joinAt, i)
 		}
 	}
-	wg.Wait()
 	e.joinDigests(ctx, outcomes, joins, joinAt)
 	applied, err := e.o.Store.JobFinish(ctx, outcomes, e.now())
 	if err != nil {

@@ -52,8 +52,13 @@ func (e *Engine) httpRequest(ctx context.Context, o store.JobOutcome, c store.Cl
 	return o
 }
 
-// runsBeside says whether a step's jobs wait on the network: they run
-// concurrently within a batch, beside the worker.
-func runsBeside(stepType string) bool {
-	return isDelivery(stepType) || stepType == "http_request"
+// runsBeside says whether a claimed job waits on the network — a
+// delivery, an HTTP request, any step of a workflow its bridge executes:
+// such jobs run concurrently within a batch, beside the worker, under the
+// batch's deadline.
+func runsBeside(c store.Claimed) bool {
+	if c.Job.Type == store.JobFanout {
+		return false
+	}
+	return isDelivery(c.Job.Type) || c.Job.Type == "http_request" || c.Workflow.Origin == store.OriginBridge
 }

@@ -120,7 +120,8 @@ func InAppPlanner(sb *sandbox.Sandbox, r TriggerReader) func(ctx context.Context
 }
 
 func startsInApp(p *store.TriggerParams) bool {
-	return len(p.Workflow.Steps) > 0 && p.Workflow.Steps[0].Type == "in_app" && len(p.Recipients) > 0
+	// A synced workflow's steps run in its bridge, never with the trigger.
+	return p.Workflow.Origin != store.OriginBridge && len(p.Workflow.Steps) > 0 && p.Workflow.Steps[0].Type == "in_app" && len(p.Recipients) > 0
 }
 
 // planTrigger fills p.InApp for the recipients found in known.

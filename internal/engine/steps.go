@@ -29,15 +29,11 @@ func (e *Engine) run(ctx context.Context, c store.Claimed, b *batchIntegrations)
 	if step == nil {
 		return e.fail(o, "Internal", "The workflow no longer has this step"), nil
 	}
-	if c.Workflow.Origin == store.OriginBridge {
-		// Its steps run in its Novu Framework app (issue 28): until Herald
-		// calls the bridge to execute them, running them here would send
-		// content the app never wrote.
-		return e.fail(o, "Internal", "This workflow was synced from a Novu Framework app (a bridge); Herald does not"+
-			" execute bridge steps yet: the step did not run"), nil
-	}
 	if c.Job.Attempts > e.maxAttempts(c.Job, step.Type) {
 		return e.fail(o, "Internal", fmt.Sprintf("Gave up after %d attempts", c.Job.Attempts-1)), nil
+	}
+	if c.Workflow.Origin == store.OriginBridge {
+		return e.runBridge(ctx, o, c, step, b) // its app writes the content (bridgeexec.go)
 	}
 	// The templates' bindings; a condition reads the payload parsed here.
 	in := StepInput{Subscriber: c.Subscriber, Payload: c.Notification.Payload, Digest: c.Digest}

@@ -145,6 +145,9 @@ type SubscriberReader interface {
 // whose controls fail to render or are misconfigured gets no plan: a worker
 // runs that step and records why.
 func PlanDigests(ctx context.Context, sb *sandbox.Sandbox, subs SubscriberReader, p *store.TriggerParams) error {
+	if p.Workflow.Origin == store.OriginBridge {
+		return nil // its bridge runs the step: a worker calls it
+	}
 	if len(p.Workflow.Steps) == 0 || p.Workflow.Steps[0].Type != "digest" || namesEnv(p.Workflow.Steps[0].ControlValues) {
 		return nil // a step naming env is a worker's: it reads the environment's values
 	}

@@ -1,13 +1,20 @@
 package httpapi_test
 
 import (
+	"context"
+	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/herald-notify/herald/internal/bridge"
 	"github.com/herald-notify/herald/internal/engine"
+	"github.com/herald-notify/herald/internal/netguard"
+	"github.com/herald-notify/herald/internal/provider/email/sendgrid/sendgridfake"
 )
 
 // TestBridgeSync: POST /v1/bridge/sync (what `npx novu sync` sends) lists
@@ -84,22 +91,179 @@ func TestBridgeSync(t *testing.T) {
 	})
 }
 
-// TestBridgeWorkflowNotRunLocally: until Herald executes bridge steps, a
-// trigger of a synced workflow fails its steps with a detail that says so
-// and sends nothing (its content lives in the app).
-func TestBridgeWorkflowNotRunLocally(t *testing.T) {
+// bridgeEngine is an engine whose bridge client reaches loopback and waits
+// a millisecond between attempts, and that may reach the local provider
+// fakes, on clock.
+func (h *harness) bridgeEngine(clock *testClock) *engine.Engine {
+	return h.newEngine(engine.Options{Now: clock.Now, Delivery: engine.DeliveryOptions{AllowPrivateNetworks: true},
+		Bridge: bridge.New(bridge.Options{Dialer: &netguard.Dialer{AllowPrivate: true},
+			Backoff: func(int) time.Duration { return time.Millisecond }})})
+}
+
+// syncFakeBridge syncs a fake bridge into the development environment.
+func (h *harness) syncFakeBridge(t *testing.T) *fakeBridge {
+	t.Helper()
+	fb := newFakeBridge(t, h.DevKey)
+	res := h.call(t, h.authFor(asDev), "POST", "/v1/bridge/sync?source=cli", map[string]any{"bridgeUrl": fb.URL()}, nil)
+	require.Equal(t, http.StatusCreated, res.Status, "%s", res.Raw)
+	return fb
+}
+
+// stateOf is the state entries of an execute request by stepId, and their
+// order.
+func stateOf(t *testing.T, x fakeExecution) (map[string]map[string]any, []string) {
+	t.Helper()
+	out := map[string]map[string]any{}
+	var order []string
+	for _, s := range x.Body["state"].([]any) {
+		m := s.(map[string]any)
+		out[m["stepId"].(string)] = m
+		order = append(order, m["stepId"].(string))
+	}
+	return out, order
+}
+
+// TestBridgeExecution: each step of a synced workflow runs in its bridge
+// (signed over the exact bytes sent): the in-app message is the bridge's
+// outputs, the e-mail goes out through SendGrid with the subject and HTML
+// exactly as the bridge wrote them (and its provider overrides), each
+// request carries the payload, the raw control values, the subscriber, the
+// environment and the state of every earlier step as it is when the step
+// runs (the in-app message read in between); options.skip skips a step.
+func TestBridgeExecution(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, h *harness) {
 		dev := h.authFor(asDev)
-		fb := newFakeBridge(t, h.DevKey)
-		res := h.call(t, dev, "POST", "/v1/bridge/sync?source=cli", map[string]any{"bridgeUrl": fb.URL()}, nil)
+		fb := h.syncFakeBridge(t)
+		res := h.call(t, dev, "PUT", "/v1/bridge/controls/welcome/inbox", map[string]any{"variables": map[string]any{"subject": "Hi {{payload.name}}"}}, nil)
+		require.Equal(t, http.StatusOK, res.Status, "%s", res.Raw)
+		f := sendgridfake.New()
+		defer f.Close()
+		h.sendgridIntegration(t, f, "mail-main")
+		h.createSubscriber(t, dev, map[string]any{"subscriberId": "code", "firstName": "Ada", "email": "code@example.com",
+			"data": map[string]any{"team": "core"}})
+		clock := &testClock{t: time.Now().Add(time.Minute)}
+		eng := h.bridgeEngine(clock)
+
+		h.trigger(t, dev, map[string]any{"name": "welcome", "to": "code", "transactionId": "bx",
+			"payload": map[string]any{"name": "Ada", "skip": "text"}})
+		n, err := eng.RunOnce(context.Background())
+		require.NoError(t, err)
+		require.Equal(t, 1, n, "the in-app step alone")
+
+		items := h.feedItems(t, "code")
+		require.Len(t, items, 1)
+		msg := items[0]
+		require.Equal(t, "Hi Ada", msg["content"])
+		require.Equal(t, "Welcome", msg["subject"])
+		require.Equal(t, map[string]any{"plan": "free"}, msg["data"])
+		cta := msg["cta"].(map[string]any)
+		require.Equal(t, "redirect", cta["type"])
+		require.Equal(t, map[string]any{"url": "https://x.test/home", "target": "_blank"}, cta["data"])
+		buttons := objects(t, cta["action"].(map[string]any)["buttons"])
+		require.Len(t, buttons, 1)
+		require.Equal(t, "Open", buttons[0]["content"])
+		require.Equal(t, "primary", buttons[0]["type"])
+
+		inbox := fb.execution(t, "inbox")
+		require.Equal(t, "welcome", inbox.WorkflowID)
+		require.Equal(t, map[string]any{"name": "Ada", "skip": "text"}, inbox.Body["payload"])
+		require.Equal(t, map[string]any{"subject": "Hi {{payload.name}}"}, inbox.Body["controls"], "the raw control values")
+		require.Equal(t, []any{}, inbox.Body["state"])
+		require.Equal(t, map[string]any{"subscriberId": "code", "firstName": "Ada", "email": "code@example.com",
+			"data": map[string]any{"team": "core"}}, inbox.Body["subscriber"])
+		require.Equal(t, map[string]any{"name": "development", "type": "dev"}, inbox.Body["env"])
+		require.Equal(t, map[string]any{}, inbox.Body["context"])
+
+		res = h.call(t, dev, "POST", markPath("code"), map[string]any{"messageId": msg["_id"], "markAs": "read"}, nil)
 		require.Equal(t, http.StatusCreated, res.Status, "%s", res.Raw)
+		drain(t, eng)
+
+		got := f.Received()
+		require.Len(t, got, 1)
+		require.Equal(t, "Hello Ada", got[0].Subject)
+		require.Equal(t, "<p>Hi <b>Ada</b> &amp; co; read: true</p>", got[0].HTML, "outputs.body exactly, no layout")
+		require.Equal(t, []string{"code@example.com"}, got[0].To)
+		require.Contains(t, string(got[0].Body), `"ip_pool_name":"bridge-pool"`, "the bridge's providers.sendgrid reach the request")
+
+		follow := fb.execution(t, "follow-up")
+		state, _ := stateOf(t, follow)
+		in := state["inbox"]
+		require.Equal(t, map[string]any{"status": "completed", "error": nil}, in["state"])
+		outs := in["outputs"].(map[string]any)
+		require.Equal(t, true, outs["read"], "the message's state when the e-mail step runs")
+		require.Equal(t, true, outs["seen"])
+		require.NotNil(t, outs["lastReadDate"])
+
+		text := fb.execution(t, "text")
+		state, order := stateOf(t, text)
+		require.Equal(t, []string{"follow-up", "inbox"}, order, "every earlier step, newest first")
+		require.Equal(t, map[string]any{}, state["follow-up"]["outputs"])
+
+		jobs := h.jobsOf(t, "bx")
+		require.Len(t, jobs, 3)
+		require.Equal(t, []any{"completed", "completed", "skipped"}, []any{jobs[0]["status"], jobs[1]["status"], jobs[2]["status"]})
+		skipped := lastDetailOf(t, jobs[2])
+		require.Equal(t, "Success", skipped["status"])
+		require.Equal(t, `{"skip":true}`, skipped["raw"])
+
+		mails := objects(t, h.messages(t, url.Values{"channel": {"email"}, "transactionId": {"bx"}})["data"])
+		require.Len(t, mails, 1)
+		require.Equal(t, "<p>Hi <b>Ada</b> &amp; co; read: true</p>", mails[0]["content"])
+	})
+}
+
+// TestBridgeExecutionFailures: a step whose bridge answers an error (after
+// the client's retries, or at once for a framework error) fails with
+// "Bridge execution failed" and the bridge's error as raw, sends nothing,
+// and the later steps still run and see it failed.
+func TestBridgeExecutionFailures(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, h *harness) {
+		dev := h.authFor(asDev)
+		fb := h.syncFakeBridge(t)
 		h.createSubscriber(t, dev, map[string]any{"subscriberId": "code", "email": "code@example.com"})
-		h.trigger(t, dev, map[string]any{"name": "welcome", "to": "code", "payload": map[string]any{"name": "Ada"}, "transactionId": "bw"})
-		drain(t, h.newEngine(engine.Options{}))
-		jobs := h.jobsOf(t, "bw")
-		require.Equal(t, "failed", jobs[0]["status"])
-		require.Contains(t, lastDetailOf(t, jobs[0])["detail"], "does not execute bridge steps yet")
+		clock := &testClock{t: time.Now().Add(time.Minute)}
+		eng := h.bridgeEngine(clock)
+
+		h.trigger(t, dev, map[string]any{"name": "fails", "to": "code", "payload": map[string]any{}, "transactionId": "bf"})
+		drain(t, eng)
+		job := h.onlyJob(t, "bf")
+		require.Equal(t, "failed", job["status"])
+		d := lastDetailOf(t, job)
+		require.Equal(t, "Failed", d["status"])
+		require.Equal(t, "Bridge execution failed", d["detail"])
+		var raw map[string]any
+		require.NoError(t, json.Unmarshal([]byte(d["raw"].(string)), &raw))
+		require.Equal(t, "Failed to execute Step with id: `boom`: the step blew up", raw["message"])
+		require.Equal(t, "StepExecutionFailedError", raw["code"])
 		require.Empty(t, h.feedItems(t, "code"), "no message")
+
+		// A failing first step: the next runs, and sees it failed.
+		h.trigger(t, dev, map[string]any{"name": "welcome", "to": "code", "transactionId": "bf2",
+			"payload": map[string]any{"name": "Ada", "fail": "inbox", "skip": "text"}})
+		drain(t, eng)
+		jobs := h.jobsOf(t, "bf2")
+		require.Equal(t, "failed", jobs[0]["status"])
+		require.NotEqual(t, "pending", jobs[1]["status"], "the e-mail step ran")
+		state, _ := stateOf(t, fb.execution(t, "follow-up"))
+		require.Equal(t, map[string]any{"status": "failed", "error": nil}, state["inbox"]["state"])
+		require.Equal(t, false, state["inbox"]["outputs"].(map[string]any)["read"])
+		require.Empty(t, h.feedItems(t, "code"))
+
+		// A bridge that is down: three attempts, then failed.
+		fb.down.Store(http.StatusServiceUnavailable)
+		before := len(fb.executions())
+		calls := fb.calls.Load()
+		h.trigger(t, dev, map[string]any{"name": "echo", "to": "code", "payload": map[string]any{}, "transactionId": "bf3"})
+		drain(t, eng)
+		require.Len(t, fb.executions(), before, "no request got through")
+		require.Equal(t, calls+3, fb.calls.Load(), "the client's three attempts")
+		job = h.onlyJob(t, "bf3")
+		require.Equal(t, "failed", job["status"])
+		d = lastDetailOf(t, job)
+		require.Equal(t, "Bridge execution failed", d["detail"])
+		require.Contains(t, d["raw"], "the bridge is down")
+		require.Empty(t, h.feedItems(t, "code"))
 	})
 }
