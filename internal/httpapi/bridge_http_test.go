@@ -267,3 +267,41 @@ func TestBridgeExecutionFailures(t *testing.T) {
 		require.Empty(t, h.feedItems(t, "code"))
 	})
 }
+
+// TestBridgeDigestAndDelay: a synced digest step takes its window from the
+// bridge's outputs {amount, unit}, merges the events that reach it inside
+// the window, and a synced delay its wait; the step after them gets the
+// digest's events and count in state, and the delay's duration.
+func TestBridgeDigestAndDelay(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, h *harness) {
+		dev := h.authFor(asDev)
+		fb := h.syncFakeBridge(t)
+		h.createSubscriber(t, dev, map[string]any{"subscriberId": "code"})
+		clock := &testClock{t: time.Now().Add(time.Minute)}
+		eng := h.bridgeEngine(clock)
+
+		h.trigger(t, dev, map[string]any{"name": "digest", "to": "code", "payload": map[string]any{"n": 1}, "transactionId": "bd1"})
+		h.trigger(t, dev, map[string]any{"name": "digest", "to": "code", "payload": map[string]any{"n": 2}, "transactionId": "bd2"})
+		for range 3 {
+			drain(t, eng)
+			clock.Advance(2 * time.Second)
+		}
+		drain(t, eng)
+
+		items := h.feedItems(t, "code")
+		require.Len(t, items, 1, "one summary for both events")
+		require.Equal(t, "2 events", items[0]["content"])
+		summary := fb.execution(t, "summary")
+		state, order := stateOf(t, summary)
+		require.Equal(t, []string{"wait", "collect"}, order)
+		digest := state["collect"]["outputs"].(map[string]any)
+		require.EqualValues(t, 2, digest["eventCount"])
+		events := objects(t, digest["events"])
+		require.Equal(t, map[string]any{"n": float64(1)}, events[0]["payload"])
+		require.NotEmpty(t, events[0]["id"])
+		require.NotEmpty(t, events[0]["time"])
+		require.EqualValues(t, 1000, state["wait"]["outputs"].(map[string]any)["duration"])
+		require.Equal(t, "merged", h.jobsOf(t, "bd2")[0]["status"])
+	})
+}
