@@ -305,3 +305,65 @@ func TestBridgeDigestAndDelay(t *testing.T) {
 		require.Equal(t, "merged", h.jobsOf(t, "bd2")[0]["status"])
 	})
 }
+
+// TestBridgeFrameworkApp: the real @novu/framework app (clients/bridge-app)
+// synced and run end to end: the in-app message is its Liquid rendered by
+// the framework, the e-mail reads the in-app message's read state and is
+// sent unread (skipped once read), a control value turns the SMS off, a
+// payload without its required property and a step that throws fail with
+// the framework's own messages.
+func TestBridgeFrameworkApp(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, h *harness) {
+		dev := h.authFor(asDev)
+		url0 := startBridgeApp(t, h.DevKey)
+		res := h.call(t, dev, "POST", "/v1/bridge/sync?source=cli", map[string]any{"bridgeUrl": url0}, nil)
+		require.Equal(t, http.StatusCreated, res.Status, "%s", res.Raw)
+		res = h.call(t, dev, "PUT", "/v1/bridge/controls/welcome/text", map[string]any{"variables": map[string]any{"off": true}}, nil)
+		require.Equal(t, http.StatusOK, res.Status, "%s", res.Raw)
+		f := sendgridfake.New()
+		defer f.Close()
+		h.sendgridIntegration(t, f, "mail-main")
+		h.createSubscriber(t, dev, map[string]any{"subscriberId": "fw", "firstName": "Ada", "email": "fw@example.com"})
+		clock := &testClock{t: time.Now().Add(time.Minute)}
+		eng := h.bridgeEngine(clock)
+
+		h.trigger(t, dev, map[string]any{"name": "welcome", "to": "fw", "payload": map[string]any{"name": "Ada"}, "transactionId": "fw1"})
+		drain(t, eng)
+		items := h.feedItems(t, "fw")
+		require.Len(t, items, 1)
+		require.Equal(t, "Welcome, Ada!", items[0]["subject"])
+		require.Equal(t, "You are on the free plan.", items[0]["content"])
+		require.Equal(t, map[string]any{"plan": "free"}, items[0]["data"])
+		got := f.Received()
+		require.Len(t, got, 1)
+		require.Equal(t, "Still there, Ada?", got[0].Subject)
+		require.Equal(t, "<p>Your welcome message is unread.</p>", got[0].HTML)
+		jobs := h.jobsOf(t, "fw1")
+		require.Equal(t, []any{"completed", "completed", "skipped"}, []any{jobs[0]["status"], jobs[1]["status"], jobs[2]["status"]})
+
+		// Read before the e-mail step runs: the app skips it.
+		h.trigger(t, dev, map[string]any{"name": "welcome", "to": "fw", "payload": map[string]any{"name": "Ada"}, "transactionId": "fw2"})
+		_, err := eng.RunOnce(context.Background())
+		require.NoError(t, err)
+		items = h.feedItems(t, "fw")
+		require.Len(t, items, 2)
+		res = h.call(t, dev, "POST", markPath("fw"), map[string]any{"messageId": items[0]["_id"], "markAs": "read"}, nil)
+		require.Equal(t, http.StatusCreated, res.Status, "%s", res.Raw)
+		drain(t, eng)
+		require.Len(t, f.Received(), 1, "no second e-mail")
+		require.Equal(t, "skipped", h.jobsOf(t, "fw2")[1]["status"])
+
+		h.trigger(t, dev, map[string]any{"name": "welcome", "to": "fw", "payload": map[string]any{}, "transactionId": "fw3"})
+		h.trigger(t, dev, map[string]any{"name": "fails", "to": "fw", "payload": map[string]any{}, "transactionId": "fw4"})
+		drain(t, eng)
+		invalid := h.jobsOf(t, "fw3")[0]
+		require.Equal(t, "failed", invalid["status"])
+		require.Equal(t, "Bridge execution failed", lastDetailOf(t, invalid)["detail"])
+		require.Contains(t, lastDetailOf(t, invalid)["raw"], "must have required property 'name'")
+		boom := h.onlyJob(t, "fw4")
+		require.Equal(t, "failed", boom["status"])
+		require.Contains(t, lastDetailOf(t, boom)["raw"], "the step blew up")
+		require.Len(t, h.feedItems(t, "fw"), 2, "no message from a failed step")
+	})
+}
