@@ -111,7 +111,7 @@ func (b *fakeBridge) serve(w http.ResponseWriter, r *http.Request) {
 	case "health-check":
 		_, _ = w.Write([]byte(`{"status":"ok","sdkVersion":"2.13.2","frameworkVersion":"2.13.2","discovered":{"workflows":4,"steps":8}}`))
 		return
-	case "execute":
+	case "execute", "preview": // a preview runs the step as an execute does, with no state
 		if r.Method != http.MethodPost {
 			break
 		}

@@ -367,3 +367,36 @@ func TestBridgeFrameworkApp(t *testing.T) {
 		require.Len(t, h.feedItems(t, "fw"), 2, "no message from a failed step")
 	})
 }
+
+// TestBridgeStepPreview: the step preview of a synced workflow is its
+// bridge's preview of the step: the controls sent (else the stored ones)
+// raw, previewPayload.payload and .subscriber, no state.
+func TestBridgeStepPreview(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, h *harness) {
+		dev := h.authFor(asDev)
+		fb := newFakeBridge(t, h.DevKey)
+		res := h.call(t, dev, "POST", "/v1/bridge/sync?source=cli", map[string]any{"bridgeUrl": fb.URL()}, nil)
+		require.Equal(t, http.StatusCreated, res.Status, "%s", res.Raw)
+		res = h.call(t, dev, "POST", "/v2/workflows/welcome/step/inbox/preview", map[string]any{
+			"controlValues":  map[string]any{"subject": "Preview {{payload.name}}"},
+			"previewPayload": map[string]any{"payload": map[string]any{"name": "Ada"}, "subscriber": map[string]any{"subscriberId": "p1"}}}, nil)
+		require.Equal(t, http.StatusCreated, res.Status, "%s", res.Raw)
+		result := res.Object(t)["result"].(map[string]any)
+		require.Equal(t, "in_app", result["type"])
+		require.NotEmpty(t, result["preview"], "the bridge's outputs")
+		fb.mu.Lock()
+		last := fb.executed[len(fb.executed)-1]
+		fb.mu.Unlock()
+		require.Equal(t, "welcome", last.WorkflowID)
+		require.Equal(t, "inbox", last.StepID)
+		require.Equal(t, map[string]any{"name": "Ada"}, last.Body["payload"])
+		require.Equal(t, map[string]any{"subject": "Preview {{payload.name}}"}, last.Body["controls"], "raw: the bridge renders")
+		require.Equal(t, []any{}, last.Body["state"])
+
+		// A bridge that fails: a 400 that says why.
+		fb.down.Store(http.StatusInternalServerError)
+		res = h.call(t, dev, "POST", "/v2/workflows/welcome/step/inbox/preview", map[string]any{}, nil)
+		require.Equal(t, http.StatusBadRequest, res.Status, "%s", res.Raw)
+	})
+}

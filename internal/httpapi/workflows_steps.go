@@ -317,6 +317,9 @@ func (s *Server) workflowStepPreview(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	step := wf.Steps[i]
+	if wf.Origin == store.OriginBridge {
+		return s.bridgeStepPreview(w, r, wf, step, o)
+	}
 	var sent map[string]any
 	if o != nil {
 		if v, set := o.jsonObject("controlValues", maxDataBytes); set && v != nil {
