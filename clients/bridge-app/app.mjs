@@ -7,8 +7,9 @@ import { Client, serve } from '@novu/framework/express';
 import { workflow } from '@novu/framework';
 
 // welcome: a payload schema, an in_app step whose controls hold Liquid and
-// defaults, then an email that reads the in_app step's state and is skipped
-// once the in_app message was read, and an sms skipped by a control.
+// defaults, then an email that reads the in_app step's state, is skipped
+// once the in_app message was read and overrides SendGrid's request
+// (categories, ipPoolName), and an sms skipped by a control.
 const welcome = workflow(
   'welcome',
   async ({ step, payload }) => {
@@ -38,7 +39,11 @@ const welcome = workflow(
         subject: `Still there, ${payload.name}?`,
         body: `<p>Your welcome message is ${inbox.read ? 'read' : 'unread'}.</p>`,
       }),
-      { skip: () => inbox.read === true },
+      {
+        skip: () => inbox.read === true,
+        // A provider override: merged into the SendGrid request of this step.
+        providers: { sendgrid: () => ({ categories: ['welcome-follow-up'], ipPoolName: 'herald-pool' }) },
+      },
     );
     await step.sms('text', async (controls) => ({ body: controls.text }), {
       controlSchema: {

@@ -23,9 +23,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/herald-notify/herald/internal/app"
+	"github.com/herald-notify/herald/internal/bridge"
 	"github.com/herald-notify/herald/internal/engine"
 	"github.com/herald-notify/herald/internal/httpapi"
 	"github.com/herald-notify/herald/internal/httpapi/openapitest"
+	"github.com/herald-notify/herald/internal/netguard"
 	"github.com/herald-notify/herald/internal/nodetest"
 	"github.com/herald-notify/herald/internal/realtime"
 	"github.com/herald-notify/herald/internal/testdb"
@@ -79,6 +81,25 @@ func runClient(t *testing.T, dir string) {
 // responses that did not match the OpenAPI document.
 func startHerald(t *testing.T, kind string) (base, key string, problems func() []string) {
 	t.Helper()
+	return startHeraldWith(t, kind, heraldOptions{})
+}
+
+// heraldOptions are startHeraldWith's settings beyond startHerald's.
+type heraldOptions struct {
+	// AllowPrivate lets the API (bridge sync, status) and the engine
+	// (bridge execution, provider calls) reach 127.0.0.1, as
+	// HERALD_ALLOW_PRIVATE_NETWORKS=true does: a bridge app and provider
+	// fakes on loopback.
+	AllowPrivate bool
+}
+
+// startHeraldWith is startHerald with opts.
+func startHeraldWith(t *testing.T, kind string, opts heraldOptions) (base, key string, problems func() []string) {
+	t.Helper()
+	var bridgeClient *bridge.Client
+	if opts.AllowPrivate {
+		bridgeClient = bridge.New(bridge.Options{Dialer: &netguard.Dialer{AllowPrivate: true}})
+	}
 	db := testdb.Open(t, kind)
 	a := &app.App{Store: db, Keys: testdb.Keys(t)}
 	first, err := a.Bootstrap(context.Background())
@@ -90,7 +111,8 @@ func startHerald(t *testing.T, kind string) (base, key string, problems func() [
 	log := slog.New(slog.NewTextHandler(&lockedWriter{w: &logs, mu: &logMu}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
 	ctx, cancel := context.WithCancel(context.Background())
-	eng := engine.New(engine.Options{Store: db, Logger: log, Listen: db.ListenJobs, Poll: 200 * time.Millisecond})
+	eng := engine.New(engine.Options{Store: db, Logger: log, Listen: db.ListenJobs, Poll: 200 * time.Millisecond,
+		Bridge: bridgeClient, Delivery: engine.DeliveryOptions{AllowPrivateNetworks: opts.AllowPrivate}})
 	workersDone := make(chan struct{})
 	go func() {
 		defer close(workersDone)
@@ -103,7 +125,8 @@ func startHerald(t *testing.T, kind string) (base, key string, problems func() [
 	rt := realtime.NewDispatcher(realtime.NewHub(), db, log)
 	db.OnInboxChange(rt.Changed)
 	go rt.Run(ctx)
-	api := httpapi.New(httpapi.Options{Store: db, Keys: a.Keys, Logger: log, OnTrigger: eng.Wake, Realtime: rt})
+	api := httpapi.New(httpapi.Options{Store: db, Keys: a.Keys, Logger: log, OnTrigger: eng.Wake, Realtime: rt,
+		Bridge: bridgeClient})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	srv := &http.Server{Handler: v.wrap(api), ReadHeaderTimeout: 10 * time.Second}

@@ -1,0 +1,153 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/herald-notify/herald/internal/nodetest"
+	"github.com/herald-notify/herald/internal/provider/email/sendgrid/sendgridfake"
+	"github.com/herald-notify/herald/internal/testdb"
+)
+
+// The Node projects of TestFrameworkApp: the Novu Framework app and the
+// driver that syncs it with the real novu CLI and triggers it with @novu/api.
+var (
+	bridgeAppDir    = filepath.Join("..", "..", "clients", "bridge-app")
+	frameworkE2EDir = filepath.Join("..", "..", "clients", "framework-e2e")
+)
+
+// TestFrameworkApp is issue 28's end-to-end proof with the real npm
+// packages, on each store: the @novu/framework 2.13.2 express app of
+// clients/bridge-app (strictAuthentication, NOVU_SECRET_KEY = the
+// development key) is synced into a running Herald by the real novu CLI
+// 2.20.1 and triggered through @novu/api 3.19.1 (clients/framework-e2e's
+// run.mjs: in-app content rendered by the framework, an e-mail, a
+// digest→delay→in-app summary of 2 events, a step the app skips, bridge
+// errors). From Go: the SendGrid wire fake received the e-mail with the
+// subject and HTML of the app's step outputs and the step's provider
+// override in its request body.
+func TestFrameworkApp(t *testing.T) {
+	node, npm := nodetest.RequireTool(t, "node"), nodetest.RequireTool(t, "npm")
+	nodetest.NpmCI(t, npm, bridgeAppDir)
+	nodetest.NpmCI(t, npm, frameworkE2EDir)
+
+	for _, kind := range testdb.Kinds {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			base, key, problems := startHeraldWith(t, kind, heraldOptions{AllowPrivate: true})
+			mail := sendgridfake.New()
+			t.Cleanup(mail.Close)
+			createIntegration(t, base, key, map[string]any{"providerId": "sendgrid", "channel": "email",
+				"identifier": "sendgrid-fake", "name": "SendGrid (fake)", "active": true, "credentials": mail.Credentials()})
+			bridgeURL := startFrameworkApp(t, node, key)
+
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, node, "run.mjs")
+			cmd.Dir = frameworkE2EDir
+			cmd.Env = append(os.Environ(), "HERALD_URL="+base, "HERALD_API_KEY="+key, "BRIDGE_URL="+bridgeURL, "NO_COLOR=1")
+			out, err := cmd.CombinedOutput()
+			if ctx.Err() != nil {
+				t.Fatalf("run.mjs did not finish within 60 s; its output:\n%s", out)
+			}
+			require.NoError(t, err, "run.mjs failed against Herald (%s); its output:\n%s", kind, out)
+			t.Logf("run.mjs (%s):\n%s", kind, out)
+
+			got := mail.Received()
+			require.Len(t, got, 1, "one e-mail: welcome's follow-up (the one with a bad payload failed in the bridge)")
+			require.Equal(t, "Still there, Ada?", got[0].Subject)
+			require.Equal(t, "<p>Your welcome message is unread.</p>", got[0].HTML, "the step's body exactly, no layout")
+			require.Len(t, got[0].To, 1)
+			require.Regexp(t, `^ada\+.+@example\.com$`, got[0].To[0])
+			var body map[string]any
+			require.NoError(t, json.Unmarshal(got[0].Body, &body))
+			require.Equal(t, []any{"welcome-follow-up"}, body["categories"], "the step's providers.sendgrid override")
+			switch {
+			case body["ip_pool_name"] == "herald-pool":
+			case body["ipPoolName"] == "herald-pool":
+				// docs/api-behaviour.md: the framework's camelCase keys are
+				// not yet mapped to SendGrid's casing.
+				t.Logf("known gap: providers.sendgrid.ipPoolName reached SendGrid unmapped (want ip_pool_name)")
+			default:
+				t.Errorf("the override's ipPoolName is not in the SendGrid request: %s", got[0].Body)
+			}
+			for _, p := range problems() {
+				t.Error(p)
+			}
+		})
+	}
+}
+
+// createIntegration creates an integration through Herald's API.
+func createIntegration(t *testing.T, base, key string, body map[string]any) {
+	t.Helper()
+	raw, err := json.Marshal(body)
+	require.NoError(t, err)
+	req, err := http.NewRequest(http.MethodPost, base+"/v1/integrations", bytes.NewReader(raw))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "ApiKey "+key)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	answer, _ := io.ReadAll(res.Body)
+	require.Equal(t, http.StatusCreated, res.StatusCode, "POST /v1/integrations: %s", answer)
+}
+
+// startFrameworkApp runs clients/bridge-app's app.mjs with the secret key on
+// a free loopback port and returns its bridge URL; it stops with the test.
+func startFrameworkApp(t *testing.T, node, key string) string {
+	t.Helper()
+	cmd := exec.Command(node, "app.mjs")
+	cmd.Dir = bridgeAppDir
+	cmd.Env = append(os.Environ(), "NOVU_SECRET_KEY="+key, "PORT=0", "NODE_ENV=production")
+	var stderr bytes.Buffer
+	var stderrMu sync.Mutex
+	cmd.Stderr = &lockedWriter{w: &stderr, mu: &stderrMu}
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if t.Failed() {
+			stderrMu.Lock()
+			defer stderrMu.Unlock()
+			t.Logf("bridge app stderr:\n%s", stderr.String())
+		}
+	})
+	port := make(chan int, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			var msg struct {
+				Port int `json:"port"`
+			}
+			if json.Unmarshal(sc.Bytes(), &msg) == nil && msg.Port != 0 {
+				port <- msg.Port
+				break
+			}
+		}
+		_, _ = io.Copy(io.Discard, out)
+	}()
+	select {
+	case p := <-port:
+		return "http://127.0.0.1:" + strconv.Itoa(p) + "/api/novu"
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the bridge app did not print its port within 20 s")
+		return ""
+	}
+}
