@@ -89,16 +89,7 @@ func workflowOut(w store.Workflow) workflowJSON {
 				}
 			}
 		}
-		shown := values
-		if s.Type == "email" {
-			if _, ok := values["subject"]; !ok {
-				shown = map[string]any{"subject": ""}
-				for k, v := range values {
-					shown[k] = v
-				}
-			}
-		}
-		controls := map[string]any{"values": orderedValues{shown, s.ControlOrder}}
+		controls := map[string]any{"values": orderedValues{values, s.ControlOrder}}
 		if len(s.ControlSchema) > 0 { // a synced step: the schema its bridge declares
 			controls["dataSchema"] = json.RawMessage(s.ControlSchema)
 		}
@@ -114,8 +105,10 @@ func workflowOut(w store.Workflow) workflowJSON {
 
 // controlDefaults are the controls a step answers with when they were not
 // written: the engine's defaults, which the established SDK requires in
-// its answers (a throttle's type and threshold, a request's method).
+// its answers (an e-mail's subject, a throttle's type and threshold, a
+// request's method).
 var controlDefaults = map[string]map[string]any{
+	"email":        {"subject": ""},
 	"throttle":     {"type": "fixed", "threshold": 1},
 	"http_request": {"method": "POST"},
 }
