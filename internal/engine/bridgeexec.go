@@ -174,33 +174,12 @@ func bridgeSubscriber(s store.Subscriber) json.RawMessage {
 // (Novu's order; the framework looks entries up by stepId), computed now:
 // an in-app message's seen and read as they are when this step runs.
 func (e *Engine) bridgeState(ctx context.Context, c store.Claimed) ([]bridge.StepState, error) {
-	if c.Job.StepIndex == 0 {
-		return nil, nil
-	}
-	r, ok := e.o.Store.(StepResultReader)
-	if !ok {
-		return nil, nil
-	}
-	results, err := r.StepResults(ctx, store.Scope{OrganizationID: c.Job.OrganizationID, EnvironmentID: c.Job.EnvironmentID},
-		c.Job.NotificationID, c.Job.StepIndex)
-	if err != nil {
-		return nil, fmt.Errorf("reading the earlier steps' results: %w", err)
-	}
-	keys := map[string]string{}
-	for _, st := range c.Workflow.Steps {
-		keys[st.ID] = st.StepID
-	}
-	state := make([]bridge.StepState, 0, len(results))
-	for i := len(results) - 1; i >= 0; i-- {
-		res := results[i]
-		key, ok := keys[res.StepID]
-		if !ok {
-			continue
-		}
+	var state []bridge.StepState
+	err := e.earlierSteps(ctx, c, true, func(key string, res store.StepResult) {
 		outputs, _ := json.Marshal(bridgeOutputs(res, c.Notification))
 		state = append(state, bridge.StepState{StepID: key, Outputs: outputs, Status: res.Status})
-	}
-	return state, nil
+	})
+	return state, err
 }
 
 // bridgeOutputs is an earlier step's result as the framework's result

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -262,28 +263,40 @@ func workflowData(w store.Workflow) map[string]any {
 // steps.<stepId>: what its conditions and templates read of them.
 func (e *Engine) stepResults(ctx context.Context, c store.Claimed) (map[string]any, error) {
 	out := map[string]any{}
+	err := e.earlierSteps(ctx, c, false, func(key string, res store.StepResult) { out[key] = stepOutput(res) })
+	return out, err
+}
+
+// earlierSteps reads the results of the steps before the claimed job's
+// (one read: the notification's earlier jobs and in-app messages, as they
+// are now) and hands each to fn with its stepId, in step order or, with
+// newestFirst, the other way round.
+func (e *Engine) earlierSteps(ctx context.Context, c store.Claimed, newestFirst bool, fn func(key string, res store.StepResult)) error {
 	if c.Job.StepIndex == 0 {
-		return out, nil
+		return nil
 	}
 	r, ok := e.o.Store.(StepResultReader)
 	if !ok {
-		return out, nil
+		return nil
 	}
 	results, err := r.StepResults(ctx, store.Scope{OrganizationID: c.Job.OrganizationID, EnvironmentID: c.Job.EnvironmentID},
 		c.Job.NotificationID, c.Job.StepIndex)
 	if err != nil {
-		return nil, fmt.Errorf("reading the earlier steps' results: %w", err)
+		return fmt.Errorf("reading the earlier steps' results: %w", err)
 	}
 	keys := map[string]string{}
 	for _, st := range c.Workflow.Steps {
 		keys[st.ID] = st.StepID
 	}
+	if newestFirst {
+		slices.Reverse(results)
+	}
 	for _, res := range results {
 		if key, ok := keys[res.StepID]; ok {
-			out[key] = stepOutput(res)
+			fn(key, res)
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // stepOutput is one earlier step's result as later steps read it; a step
