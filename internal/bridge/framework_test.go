@@ -1,14 +1,9 @@
 package bridge
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,89 +12,6 @@ import (
 	"github.com/herald-notify/herald/internal/nodetest"
 	"github.com/stretchr/testify/require"
 )
-
-// bridgeAppDir is the Node project serving @novu/framework 2.13.2 over
-// express (clients/bridge-app).
-var bridgeAppDir = filepath.Join("..", "..", "clients", "bridge-app")
-
-// startBridgeApp runs app.mjs with the secret key on a free loopback port
-// and returns its bridge URL; it stops with the test.
-func startBridgeApp(t *testing.T, key string) string {
-	t.Helper()
-	node, npm := nodetest.RequireTool(t, "node"), nodetest.RequireTool(t, "npm")
-	nodetest.NpmCI(t, npm, bridgeAppDir)
-
-	cmd := exec.Command(node, "app.mjs")
-	cmd.Dir = bridgeAppDir
-	cmd.Env = append(os.Environ(), "NOVU_SECRET_KEY="+key, "PORT=0", "NODE_ENV=production")
-	var stderr lockedBuffer
-	ready := &portWriter{port: make(chan int, 1)}
-	cmd.Stdout, cmd.Stderr = ready, &stderr
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("bridge app stderr:\n%s", stderr.String())
-		}
-	})
-	select {
-	case port := <-ready.port:
-		return "http://127.0.0.1:" + strconv.Itoa(port) + "/api/novu"
-	case <-time.After(20 * time.Second):
-		t.Fatalf("the bridge app did not print its port within 20 s; stderr:\n%s", stderr.String())
-		return ""
-	}
-}
-
-// portWriter reads the app's stdout for its {"port": N} line.
-type portWriter struct {
-	mu   sync.Mutex
-	line []byte
-	port chan int
-	sent bool
-}
-
-func (w *portWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for _, c := range p {
-		if w.sent {
-			break
-		}
-		if c != '\n' {
-			w.line = append(w.line, c)
-			continue
-		}
-		var msg struct {
-			Port int `json:"port"`
-		}
-		if json.Unmarshal(w.line, &msg) == nil && msg.Port != 0 {
-			w.port <- msg.Port
-			w.sent = true
-		}
-		w.line = w.line[:0]
-	}
-	return len(p), nil
-}
-
-// lockedBuffer collects the app's stderr.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // inApp is an in_app step's state as Herald passes it on.
 func inApp(stepID string, read bool) StepState {
@@ -112,7 +24,7 @@ func inApp(stepID string, read bool) StepState {
 func TestFramework(t *testing.T) {
 	t.Parallel()
 	const key = "sk_test_framework_0123456789"
-	bridgeURL := startBridgeApp(t, key)
+	bridgeURL := nodetest.StartBridgeApp(t, key)
 	c := New(Options{Dialer: &netguard.Dialer{AllowPrivate: true}, Backoff: func(int) time.Duration { return 0 }})
 	ctx := context.Background()
 	subscriber := json.RawMessage(`{"subscriberId":"sub-1","firstName":"Ada","lastName":"Lovelace","email":"ada@example.com"}`)

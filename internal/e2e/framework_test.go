@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,8 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,12 +19,10 @@ import (
 	"github.com/herald-notify/herald/internal/testdb"
 )
 
-// The Node projects of TestFrameworkApp: the Novu Framework app and the
-// driver that syncs it with the real novu CLI and triggers it with @novu/api.
-var (
-	bridgeAppDir    = filepath.Join("..", "..", "clients", "bridge-app")
-	frameworkE2EDir = filepath.Join("..", "..", "clients", "framework-e2e")
-)
+// frameworkE2EDir is the driver of TestFrameworkApp: it syncs the Novu
+// Framework app (nodetest.StartBridgeApp) with the real novu CLI and
+// triggers it with @novu/api.
+var frameworkE2EDir = filepath.Join("..", "..", "clients", "framework-e2e")
 
 // TestFrameworkApp is issue 28's end-to-end proof with the real npm
 // packages, on each store: the @novu/framework 2.13.2 express app of
@@ -41,7 +36,6 @@ var (
 // override in its request body.
 func TestFrameworkApp(t *testing.T) {
 	node, npm := nodetest.RequireTool(t, "node"), nodetest.RequireTool(t, "npm")
-	nodetest.NpmCI(t, npm, bridgeAppDir)
 	nodetest.NpmCI(t, npm, frameworkE2EDir)
 
 	for _, kind := range testdb.Kinds {
@@ -52,7 +46,7 @@ func TestFrameworkApp(t *testing.T) {
 			t.Cleanup(mail.Close)
 			createIntegration(t, base, key, map[string]any{"providerId": "sendgrid", "channel": "email",
 				"identifier": "sendgrid-fake", "name": "SendGrid (fake)", "active": true, "credentials": mail.Credentials()})
-			bridgeURL := startFrameworkApp(t, node, key)
+			bridgeURL := nodetest.StartBridgeApp(t, key)
 
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
@@ -105,49 +99,4 @@ func createIntegration(t *testing.T, base, key string, body map[string]any) {
 	defer res.Body.Close()
 	answer, _ := io.ReadAll(res.Body)
 	require.Equal(t, http.StatusCreated, res.StatusCode, "POST /v1/integrations: %s", answer)
-}
-
-// startFrameworkApp runs clients/bridge-app's app.mjs with the secret key on
-// a free loopback port and returns its bridge URL; it stops with the test.
-func startFrameworkApp(t *testing.T, node, key string) string {
-	t.Helper()
-	cmd := exec.Command(node, "app.mjs")
-	cmd.Dir = bridgeAppDir
-	cmd.Env = append(os.Environ(), "NOVU_SECRET_KEY="+key, "PORT=0", "NODE_ENV=production")
-	var stderr bytes.Buffer
-	var stderrMu sync.Mutex
-	cmd.Stderr = &lockedWriter{w: &stderr, mu: &stderrMu}
-	out, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			stderrMu.Lock()
-			defer stderrMu.Unlock()
-			t.Logf("bridge app stderr:\n%s", stderr.String())
-		}
-	})
-	port := make(chan int, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			var msg struct {
-				Port int `json:"port"`
-			}
-			if json.Unmarshal(sc.Bytes(), &msg) == nil && msg.Port != 0 {
-				port <- msg.Port
-				break
-			}
-		}
-		_, _ = io.Copy(io.Discard, out)
-	}()
-	select {
-	case p := <-port:
-		return "http://127.0.0.1:" + strconv.Itoa(p) + "/api/novu"
-	case <-time.After(20 * time.Second):
-		t.Fatalf("the bridge app did not print its port within 20 s")
-		return ""
-	}
 }

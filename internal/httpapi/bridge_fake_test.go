@@ -1,8 +1,6 @@
 package httpapi_test
 
 import (
-	"bufio"
-	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,18 +10,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/herald-notify/herald/internal/nodetest"
 )
 
 // fakeBridge is a Novu Framework bridge on loopback that answers discover
@@ -209,70 +201,4 @@ func (b *fakeBridge) execute(workflowID, stepID string, in map[string]any) (int,
 	}
 	return http.StatusOK, map[string]any{"outputs": outputs, "providers": providers, "options": map[string]any{"skip": skip},
 		"metadata": map[string]any{"status": "success", "error": false, "duration": 1}}
-}
-
-// startBridgeApp runs the real Novu Framework app (clients/bridge-app,
-// @novu/framework 2.13.2 over express, the same workflows as the fake's
-// discover answer) with the secret key on a free loopback port and returns
-// its bridge URL; it stops with the test. Without node and npm the test is
-// skipped (CI fails instead).
-func startBridgeApp(t *testing.T, key string) string {
-	t.Helper()
-	dir := filepath.Join("..", "..", "clients", "bridge-app")
-	node, npm := nodetest.RequireTool(t, "node"), nodetest.RequireTool(t, "npm")
-	nodetest.NpmCI(t, npm, dir)
-	cmd := exec.Command(node, "app.mjs")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "NOVU_SECRET_KEY="+key, "PORT=0", "NODE_ENV=production")
-	var stderr lockedBuffer
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("bridge app stderr:\n%s", stderr.String())
-		}
-	})
-	port := make(chan int, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			var msg struct {
-				Port int `json:"port"`
-			}
-			if json.Unmarshal(sc.Bytes(), &msg) == nil && msg.Port != 0 {
-				port <- msg.Port
-				break
-			}
-		}
-		_, _ = io.Copy(io.Discard, out)
-	}()
-	select {
-	case p := <-port:
-		return "http://127.0.0.1:" + strconv.Itoa(p) + "/api/novu"
-	case <-time.After(20 * time.Second):
-		t.Fatalf("the bridge app did not print its port within 20 s; stderr:\n%s", stderr.String())
-		return ""
-	}
-}
-
-// lockedBuffer collects the app's stderr.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

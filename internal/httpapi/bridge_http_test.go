@@ -14,6 +14,7 @@ import (
 	"github.com/herald-notify/herald/internal/bridge"
 	"github.com/herald-notify/herald/internal/engine"
 	"github.com/herald-notify/herald/internal/netguard"
+	"github.com/herald-notify/herald/internal/nodetest"
 	"github.com/herald-notify/herald/internal/provider/email/sendgrid/sendgridfake"
 )
 
@@ -316,7 +317,7 @@ func TestBridgeFrameworkApp(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, h *harness) {
 		dev := h.authFor(asDev)
-		url0 := startBridgeApp(t, h.DevKey)
+		url0 := nodetest.StartBridgeApp(t, h.DevKey)
 		res := h.call(t, dev, "POST", "/v1/bridge/sync?source=cli", map[string]any{"bridgeUrl": url0}, nil)
 		require.Equal(t, http.StatusCreated, res.Status, "%s", res.Raw)
 		res = h.call(t, dev, "PUT", "/v1/bridge/controls/welcome/text", map[string]any{"variables": map[string]any{"off": true}}, nil)
