@@ -111,10 +111,10 @@ func (e *Engine) runBridge(ctx context.Context, o store.JobOutcome, c store.Clai
 		return e.inApp(o, c, ctl), nil
 	case "email":
 		// The body is the e-mail's HTML as the app wrote it: no layout.
-		c.Notification.Overrides = withBridgeProviders(c.Notification.Overrides, step.StepID, res.Providers)
+		c.Notification.Overrides = withBridgeProviders(c.Notification.Overrides, step.StepID, res.Providers, e.o.Delivery.Registry)
 		return e.deliver(ctx, o, c, step, map[string]any{"subject": ctl["subject"], "body": ctl["body"]}, b), nil
 	case "sms", "chat", "push":
-		c.Notification.Overrides = withBridgeProviders(c.Notification.Overrides, step.StepID, res.Providers)
+		c.Notification.Overrides = withBridgeProviders(c.Notification.Overrides, step.StepID, res.Providers, e.o.Delivery.Registry)
 		return e.deliver(ctx, o, c, step, ctl, b), nil
 	case "digest":
 		return e.digest(o, c, ctl)
@@ -220,7 +220,7 @@ func bridgeOutputs(r store.StepResult, n store.Notification) map[string]any {
 // trigger's overrides as overrides.steps.<stepId>.providers.<providerId>,
 // over what the trigger set there: the delivery merges the selected
 // integration's entry into its provider's request.
-func withBridgeProviders(raw store.JSON, stepID string, providers map[string]json.RawMessage) store.JSON {
+func withBridgeProviders(raw store.JSON, stepID string, providers map[string]json.RawMessage, reg *provider.Registry) store.JSON {
 	if len(providers) == 0 {
 		return raw
 	}
@@ -245,6 +245,7 @@ func withBridgeProviders(raw store.JSON, stepID string, providers map[string]jso
 		if json.Unmarshal(p, &m) != nil {
 			continue
 		}
+		m = bridgeProviderBody(m, id, reg)
 		if old, ok := ps[id].(map[string]any); ok {
 			ps[id] = provider.Merge(old, m)
 		} else {
@@ -257,4 +258,23 @@ func withBridgeProviders(raw store.JSON, stepID string, providers map[string]jso
 		return raw
 	}
 	return out
+}
+
+// bridgeProviderBody is a bridge's override of one provider's request, as
+// Novu's BaseProvider.transform makes it: the known keys (camelCase in the
+// app) turned into the casing of the provider's API (provider.Entry.Casing:
+// ipPoolName → ip_pool_name for SendGrid), then _passthrough.body laid over
+// them as written. _passthrough.headers and .query are not applied.
+func bridgeProviderBody(m map[string]any, providerID string, reg *provider.Registry) map[string]any {
+	pass, _ := m["_passthrough"].(map[string]any)
+	delete(m, "_passthrough")
+	if reg != nil {
+		if entry, ok := reg.Get(providerID); ok {
+			m = entry.Casing.Recase(m)
+		}
+	}
+	if body, ok := pass["body"].(map[string]any); ok {
+		m = provider.Merge(m, body)
+	}
+	return m
 }

@@ -182,7 +182,8 @@ func (b *fakeBridge) execute(workflowID, stepID string, in map[string]any) (int,
 	case "welcome/follow-up":
 		read := state["inbox"]["outputs"].(map[string]any)["read"]
 		outputs = map[string]any{"subject": "Hello " + name, "body": fmt.Sprintf("<p>Hi <b>%s</b> &amp; co; read: %v</p>", name, read)}
-		providers["sendgrid"] = map[string]any{"ip_pool_name": "bridge-pool"}
+		providers["sendgrid"] = map[string]any{"ipPoolName": "bridge-pool", // the framework's casing
+			"_passthrough": map[string]any{"body": map[string]any{"custom_args": map[string]any{"orderId": "o-1"}}}}
 	case "welcome/text":
 		outputs = map[string]any{"body": "Hi " + name}
 	case "digest/collect":

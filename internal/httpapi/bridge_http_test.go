@@ -185,7 +185,8 @@ func TestBridgeExecution(t *testing.T) {
 		require.Equal(t, "Hello Ada", got[0].Subject)
 		require.Equal(t, "<p>Hi <b>Ada</b> &amp; co; read: true</p>", got[0].HTML, "outputs.body exactly, no layout")
 		require.Equal(t, []string{"code@example.com"}, got[0].To)
-		require.Contains(t, string(got[0].Body), `"ip_pool_name":"bridge-pool"`, "the bridge's providers.sendgrid reach the request")
+		require.Contains(t, string(got[0].Body), `"ip_pool_name":"bridge-pool"`, "the bridge's providers.sendgrid reach the request in SendGrid's casing")
+		require.Contains(t, string(got[0].Body), `"custom_args":{"orderId":"o-1"}`, "_passthrough.body is laid over the request as written")
 
 		follow := fb.execution(t, "follow-up")
 		state, _ := stateOf(t, follow)

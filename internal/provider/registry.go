@@ -60,6 +60,9 @@ type Entry struct {
 	// an integration's configurations.maxConcurrency overrides it. SMTP's
 	// is its connections: a server counts them.
 	Concurrency int
+	// Casing is how its API spells request keys: a Novu Framework app's
+	// provider overrides (camelCase) are turned into it.
+	Casing Casing
 }
 
 // Credential is one credential key a provider reads.

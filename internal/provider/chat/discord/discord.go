@@ -20,7 +20,8 @@ var Entry = provider.Entry{
 	Credentials: []provider.Credential{
 		{Key: "webhookUrl"},
 	},
-	New: New,
+	New:    New,
+	Casing: provider.CasingSnake,
 }
 
 type sender struct{ cfg provider.Config }

@@ -21,7 +21,8 @@ var Entry = provider.Entry{
 		{Key: "senderName"},
 		{Key: "baseUrl"},
 	},
-	New: New,
+	New:    New,
+	Casing: provider.CasingPascal,
 }
 
 const origin = "https://api.postmarkapp.com"

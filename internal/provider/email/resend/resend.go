@@ -22,7 +22,8 @@ var Entry = provider.Entry{
 		{Key: "senderName"},
 		{Key: "baseUrl"},
 	},
-	New: New,
+	New:    New,
+	Casing: provider.CasingSnake,
 }
 
 const origin = "https://api.resend.com"

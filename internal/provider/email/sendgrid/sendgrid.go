@@ -19,7 +19,8 @@ var Entry = provider.Entry{
 		{Key: "ipPoolName"},
 		{Key: "baseUrl"},
 	},
-	New: New,
+	New:    New,
+	Casing: provider.CasingSnake,
 }
 
 const origin = "https://api.sendgrid.com"

@@ -26,7 +26,8 @@ var Entry = provider.Entry{
 		{Key: "senderName"},
 		{Key: "baseUrl"},
 	},
-	New: New,
+	New:    New,
+	Casing: provider.CasingPascal,
 }
 
 type sender struct {

@@ -31,7 +31,8 @@ var Entry = provider.Entry{
 		{Key: "apiKey", Required: true, Secret: true},
 		{Key: "baseUrl"},
 	},
-	New: New,
+	New:    New,
+	Casing: provider.CasingSnake,
 }
 
 const origin = "https://api.onesignal.com"
