@@ -32,6 +32,8 @@ type fakeBridge struct {
 	calls    atomic.Int64
 	// down, when set, is the status every execute answers.
 	down atomic.Int64
+	// hang, when set, makes every execute wait until the caller goes away.
+	hang atomic.Bool
 
 	mu       sync.Mutex
 	executed []fakeExecution
@@ -106,6 +108,10 @@ func (b *fakeBridge) serve(w http.ResponseWriter, r *http.Request) {
 	case "execute", "preview": // a preview runs the step as an execute does, with no state
 		if r.Method != http.MethodPost {
 			break
+		}
+		if b.hang.Load() {
+			<-r.Context().Done()
+			return
 		}
 		if s := b.down.Load(); s != 0 {
 			w.WriteHeader(int(s))

@@ -402,3 +402,30 @@ func TestBridgeStepPreview(t *testing.T) {
 		require.Equal(t, http.StatusBadRequest, res.Status, "%s", res.Raw)
 	})
 }
+
+// TestBridgeThatNeverAnswers: a bridge that never answers holds no worker
+// beyond its bound: every attempt times out, the job fails with the
+// timeout's code, and the engine is free again within the bound.
+func TestBridgeThatNeverAnswers(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, h *harness) {
+		dev := h.authFor(asDev)
+		fb := h.syncFakeBridge(t)
+		fb.hang.Store(true)
+		h.createSubscriber(t, dev, map[string]any{"subscriberId": "hang", "email": "hang@example.com"})
+		clock := &testClock{t: time.Now().Add(time.Minute)}
+		eng := h.newEngine(engine.Options{Now: clock.Now, Delivery: engine.DeliveryOptions{AllowPrivateNetworks: true},
+			Bridge: bridge.New(bridge.Options{Dialer: &netguard.Dialer{AllowPrivate: true}, Timeout: 200 * time.Millisecond,
+				Attempts: 2, Backoff: func(int) time.Duration { return time.Millisecond }})})
+		h.trigger(t, dev, map[string]any{"name": "echo", "to": "hang", "payload": map[string]any{"name": "Ada"}, "transactionId": "hang-1"})
+		start := time.Now()
+		drain(t, eng)
+		require.Less(t, time.Since(start), 5*time.Second, "two 200 ms attempts, not the bridge's silence")
+		jobs := h.jobsOf(t, "hang-1")
+		require.Equal(t, "failed", jobs[0]["status"])
+		d := lastDetailOf(t, jobs[0])
+		require.Equal(t, "Bridge execution failed", d["detail"])
+		require.Contains(t, d["raw"], "BRIDGE_REQUEST_TIMEOUT")
+		require.Empty(t, h.feedItems(t, "hang"))
+	})
+}
