@@ -32,6 +32,7 @@ func benchCommand(open func(context.Context) (*app.App, error), stdout, stderr i
 			&cli.DurationFlag{Name: "delivery-timeout", Local: true, Value: loadgen.DefaultDeliveryTimeout, Usage: "longest wait for the messages after the trigger phase"},
 			&cli.IntFlag{Name: "pid", Local: true, Usage: "the server's process id: its memory (VmHWM, VmRSS) is reported"},
 			&cli.BoolFlag{Name: "condition", Local: true, Usage: "give the workflow's step conditions that every trigger meets"},
+			&cli.StringFlag{Name: "workflow", Local: true, Usage: "trigger this existing workflow (one in-app message a trigger, e.g. synced from a bridge) instead of the run's own"},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.String("api-key") == "" {
@@ -41,7 +42,7 @@ func benchCommand(open func(context.Context) (*app.App, error), stdout, stderr i
 				Subscribers: c.Int("subscribers"), Clients: c.Int("clients"), Duration: c.Duration("duration"),
 				Probes: c.Int("probes"), PollEvery: c.Duration("poll-every"), FeedClients: c.Int("feed-clients"),
 				FeedDuration: c.Duration("feed-duration"), DeliveryTimeout: c.Duration("delivery-timeout"),
-				PID: c.Int("pid"), Condition: c.Bool("condition"), Progress: stderr})
+				PID: c.Int("pid"), Condition: c.Bool("condition"), Workflow: c.String("workflow"), Progress: stderr})
 			if r != nil {
 				if perr := r.Print(stdout); perr != nil {
 					return perr

@@ -41,6 +41,11 @@ type Config struct {
 	// Condition gives the workflow's step conditions that every trigger
 	// meets (BenchCondition): the cost of evaluating them, nothing skipped.
 	Condition bool
+	// Workflow, when set, is the workflowId of an existing workflow to
+	// trigger — one whose run makes exactly one in-app message per trigger
+	// (a code-first workflow synced from a bridge, say) — instead of the
+	// run's own.
+	Workflow string
 	// Progress receives a line per phase (nil: none).
 	Progress io.Writer
 }
@@ -138,7 +143,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		FeedClients: cfg.FeedClients, FeedDuration: cfg.FeedDuration, subscriberPrefix: "bench-" + run + "-"}
 	fmt.Fprintf(cfg.Progress, "creating the workflow and %d subscribers (and one for each probe)\n", cfg.Subscribers)
 	var err error
-	if r.workflowID, err = createWorkflow(ctx, a, "herald-bench-"+run, cfg.Condition); err != nil {
+	if cfg.Workflow != "" {
+		r.workflowID = cfg.Workflow
+	} else if r.workflowID, err = createWorkflow(ctx, a, "herald-bench-"+run, cfg.Condition); err != nil {
 		return nil, err
 	}
 	// The clients trigger for the first Subscribers; each probe has a
