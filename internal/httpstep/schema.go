@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -77,7 +78,16 @@ func validateBody(sch *jsonschema.Schema, body any) []schemaError {
 	if !errors.As(err, &ve) {
 		return []schemaError{{Message: brief(err.Error())}}
 	}
-	return leaves(ve, nil)
+	out := leaves(ve, nil)
+	// The validator walks properties in map order: sort, so a detail says
+	// the same for the same body.
+	slices.SortStableFunc(out, func(a, b schemaError) int {
+		if c := strings.Compare(a.Path, b.Path); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Message, b.Message)
+	})
+	return out
 }
 
 var printer = message.NewPrinter(language.English)
