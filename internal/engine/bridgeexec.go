@@ -39,6 +39,10 @@ type bridgeTarget struct {
 // bridgeTarget reads the environment's bridge URL, name and signing key
 // once per batch.
 func (b *batchIntegrations) bridgeTarget(ctx context.Context, e *Engine, envID string) (bridgeTarget, error) {
+	key, err := b.signingKey(ctx, e, envID)
+	if err != nil {
+		return bridgeTarget{}, err
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if t, ok := b.bridges[envID]; ok {
@@ -51,16 +55,7 @@ func (b *batchIntegrations) bridgeTarget(ctx context.Context, e *Engine, envID s
 	if err != nil {
 		return bridgeTarget{}, fmt.Errorf("reading the environment's bridge: %w", err)
 	}
-	t := bridgeTarget{url: env.BridgeURL, env: bridge.Env{Name: env.Name, Type: env.Type()}}
-	if r, ok := e.o.Store.(SigningKeyReader); ok {
-		keys, err := r.APIKeySigningKeys(ctx, envID)
-		if err != nil {
-			return bridgeTarget{}, fmt.Errorf("reading the environment's API keys: %w", err)
-		}
-		if len(keys) > 0 {
-			t.key = keys[0]
-		}
-	}
+	t := bridgeTarget{url: env.BridgeURL, env: bridge.Env{Name: env.Name, Type: env.Type()}, key: key}
 	if b.bridges == nil {
 		b.bridges = map[string]bridgeTarget{}
 	}
@@ -152,17 +147,7 @@ func (e *Engine) bridgeRequest(ctx context.Context, c store.Claimed, step *store
 // it has.
 func bridgeSubscriber(s store.Subscriber) json.RawMessage {
 	out := map[string]any{"subscriberId": s.SubscriberID}
-	for _, f := range []struct {
-		key string
-		v   *string
-	}{
-		{"firstName", s.FirstName}, {"lastName", s.LastName}, {"email", s.Email}, {"phone", s.Phone},
-		{"avatar", s.Avatar}, {"locale", s.Locale}, {"timezone", s.Timezone},
-	} {
-		if f.v != nil {
-			out[f.key] = *f.v
-		}
-	}
+	eachSubscriberField(s, func(key, v string) { out[key] = v })
 	if len(s.Data) > 0 && string(s.Data) != "null" {
 		out["data"] = json.RawMessage(s.Data)
 	}

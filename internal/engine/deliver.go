@@ -105,6 +105,8 @@ type batchIntegrations struct {
 	byEnv map[string][]store.Integration
 	// bridges are the environments' bridges of synced workflows' jobs.
 	bridges map[string]bridgeTarget
+	// keys are the environments' signing keys (HTTP request steps, bridges).
+	keys map[string]string
 }
 
 func (b *batchIntegrations) get(ctx context.Context, s store.Store, j store.Job) ([]store.Integration, error) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/herald-notify/herald/internal/liquid"
 	"github.com/herald-notify/herald/internal/store"
@@ -53,21 +52,7 @@ func bindContexts(b map[string]any, contexts store.JSON) {
 }
 
 // namesEnv says whether a text of the controls holds "env.".
-func namesEnv(v any) bool {
-	switch x := v.(type) {
-	case string:
-		return strings.Contains(x, "env.")
-	case map[string]any:
-		for _, e := range x {
-			if namesEnv(e) {
-				return true
-			}
-		}
-	case []any:
-		return slices.ContainsFunc(x, namesEnv)
-	}
-	return false
-}
+func namesEnv(v any) bool { return namesText(v, "env.") }
 
 // memoValues reads an environment's values once for every call with it
 // (the in-app steps planned for the recipients of one trigger).

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/herald-notify/herald/internal/httpstep"
 	"github.com/herald-notify/herald/internal/store"
@@ -21,16 +22,11 @@ type SigningKeyReader interface {
 }
 
 // httpRequest runs an http_request step from its rendered controls.
-func (e *Engine) httpRequest(ctx context.Context, o store.JobOutcome, c store.Claimed, ctl map[string]any) store.JobOutcome {
-	key := ""
-	if r, ok := e.o.Store.(SigningKeyReader); ok {
-		keys, err := r.APIKeySigningKeys(ctx, c.Job.EnvironmentID)
-		if err != nil {
-			return e.retry(o, err)
-		}
-		if len(keys) > 0 {
-			key = keys[0]
-		}
+func (e *Engine) httpRequest(ctx context.Context, o store.JobOutcome, c store.Claimed, ctl map[string]any,
+	b *batchIntegrations) store.JobOutcome {
+	key, err := b.signingKey(ctx, e, c.Job.EnvironmentID)
+	if err != nil {
+		return e.retry(o, err)
 	}
 	res := e.http.Do(ctx, httpstep.Request{Controls: ctl, SigningKey: key, Now: e.now()})
 	var raw *string
@@ -50,6 +46,38 @@ func (e *Engine) httpRequest(ctx context.Context, o store.JobOutcome, c store.Cl
 		o.ContinueWorkflow, o.CancelRest = false, true
 	}
 	return o
+}
+
+// signingKey is the key an environment's requests are signed with — its
+// oldest API key, "" when none can sign — read once per batch (b nil: read
+// now).
+func (b *batchIntegrations) signingKey(ctx context.Context, e *Engine, envID string) (string, error) {
+	if b != nil {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if k, ok := b.keys[envID]; ok {
+			return k, nil
+		}
+	}
+	r, ok := e.o.Store.(SigningKeyReader)
+	if !ok {
+		return "", nil
+	}
+	keys, err := r.APIKeySigningKeys(ctx, envID)
+	if err != nil {
+		return "", fmt.Errorf("reading the environment's API keys: %w", err)
+	}
+	key := ""
+	if len(keys) > 0 {
+		key = keys[0]
+	}
+	if b != nil {
+		if b.keys == nil {
+			b.keys = map[string]string{}
+		}
+		b.keys[envID] = key
+	}
+	return key, nil
 }
 
 // runsBeside says whether a claimed job waits on the network — a

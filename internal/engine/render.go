@@ -13,17 +13,7 @@ func bindings(sub store.Subscriber, payload store.JSON, step map[string]any) map
 	s := liquid.NewMap(10)
 	s.Set("subscriberId", sub.SubscriberID)
 	s.Set("_id", sub.ID)
-	for _, f := range []struct {
-		key string
-		v   *string
-	}{
-		{"firstName", sub.FirstName}, {"lastName", sub.LastName}, {"email", sub.Email}, {"phone", sub.Phone},
-		{"avatar", sub.Avatar}, {"locale", sub.Locale}, {"timezone", sub.Timezone},
-	} {
-		if f.v != nil {
-			s.Set(f.key, *f.v)
-		}
-	}
+	eachSubscriberField(sub, func(key, v string) { s.Set(key, v) })
 	if len(sub.Data) > 0 {
 		if d, err := liquid.ParseJSON(string(sub.Data)); err == nil {
 			s.Set("data", d)
@@ -40,6 +30,23 @@ func bindings(sub store.Subscriber, payload store.JSON, step map[string]any) map
 		b["step"] = step
 	}
 	return b
+}
+
+// eachSubscriberField calls fn with each contact field the subscriber has
+// set (a field never set is left out): what templates, step conditions and
+// bridges read of it besides subscriberId and data.
+func eachSubscriberField(s store.Subscriber, fn func(key, value string)) {
+	for _, f := range []struct {
+		key string
+		v   *string
+	}{
+		{"firstName", s.FirstName}, {"lastName", s.LastName}, {"email", s.Email}, {"phone", s.Phone},
+		{"avatar", s.Avatar}, {"locale", s.Locale}, {"timezone", s.Timezone},
+	} {
+		if f.v != nil {
+			fn(f.key, *f.v)
+		}
+	}
 }
 
 func deref(s *string) string {

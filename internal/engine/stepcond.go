@@ -8,11 +8,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/herald-notify/herald/internal/jsonlogic"
 	"github.com/herald-notify/herald/internal/liquid"
 	"github.com/herald-notify/herald/internal/store"
+	"github.com/herald-notify/herald/internal/wire"
 )
 
 // Step conditions (controlValues.skip): a JSONLogic rule evaluated when the
@@ -229,19 +229,9 @@ func decodeJSON(raw store.JSON, def any) any {
 // fields, data, isOnline (false when unknown) and lastOnlineAt.
 func subscriberData(s store.Subscriber) map[string]any {
 	out := map[string]any{"subscriberId": s.SubscriberID, "isOnline": s.IsOnline != nil && *s.IsOnline}
-	for _, f := range []struct {
-		key string
-		v   *string
-	}{
-		{"firstName", s.FirstName}, {"lastName", s.LastName}, {"email", s.Email}, {"phone", s.Phone},
-		{"avatar", s.Avatar}, {"locale", s.Locale}, {"timezone", s.Timezone},
-	} {
-		if f.v != nil {
-			out[f.key] = *f.v
-		}
-	}
+	eachSubscriberField(s, func(key, v string) { out[key] = v })
 	if s.LastOnlineAt != nil {
-		out["lastOnlineAt"] = timeRFC(*s.LastOnlineAt)
+		out["lastOnlineAt"] = wire.Time(*s.LastOnlineAt)
 	}
 	if d := decodeJSON(s.Data, nil); d != nil {
 		out["data"] = d
@@ -308,10 +298,10 @@ func stepOutput(r store.StepResult) map[string]any {
 		if m := r.Message; m != nil {
 			out["seen"], out["read"] = m.Seen, m.Read
 			if m.LastSeenAt != nil {
-				out["lastSeenDate"] = timeRFC(*m.LastSeenAt)
+				out["lastSeenDate"] = wire.Time(*m.LastSeenAt)
 			}
 			if m.LastReadAt != nil {
-				out["lastReadDate"] = timeRFC(*m.LastReadAt)
+				out["lastReadDate"] = wire.Time(*m.LastReadAt)
 			}
 		}
 		return out
@@ -377,6 +367,3 @@ func namesText(v any, s string) bool {
 	}
 	return false
 }
-
-// timeRFC is how step outputs write instants (JavaScript's toISOString).
-func timeRFC(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }

@@ -103,7 +103,7 @@ func (e *Engine) run(ctx context.Context, c store.Claimed, b *batchIntegrations)
 	case "throttle":
 		return e.throttle(ctx, o, c, step, ctl), nil
 	case "http_request":
-		return e.httpRequest(ctx, o, c, ctl), nil
+		return e.httpRequest(ctx, o, c, ctl, b), nil
 	case "email", "sms", "chat", "push":
 		return e.deliver(ctx, o, c, step, ctl, b), nil
 	default:

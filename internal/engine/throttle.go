@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/herald-notify/herald/internal/store"
+	"github.com/herald-notify/herald/internal/wire"
 )
 
 // The throttle step (Novu's add-job handleThrottle): the first threshold
@@ -80,7 +81,7 @@ var throttleUnits = map[string]bool{"minutes": true, "hours": true, "days": true
 func (e *Engine) throttled(o store.JobOutcome, over bool, count int, threshold float64, start, end time.Time) store.JobOutcome {
 	out := map[string]any{"throttled": over, "executionCount": count, "threshold": threshold}
 	if !start.IsZero() {
-		out["windowStart"] = timeRFC(start)
+		out["windowStart"] = wire.Time(start)
 	}
 	o.Output, _ = json.Marshal(out)
 	if !over {
@@ -88,7 +89,7 @@ func (e *Engine) throttled(o store.JobOutcome, over bool, count int, threshold f
 		o.Details = append(o.Details, e.detail(o, "Success", "Internal", "Throttle passed", nil))
 		return o
 	}
-	raw, _ := json.Marshal(map[string]any{"executionCount": count, "threshold": threshold, "throttledUntil": timeRFC(end)})
+	raw, _ := json.Marshal(map[string]any{"executionCount": count, "threshold": threshold, "throttledUntil": wire.Time(end)})
 	rs := string(raw)
 	o.Status, o.ContinueWorkflow, o.SkipRest = store.JobSkipped, false, true
 	o.Details = append(o.Details, e.detail(o, "Success", "Internal", throttleExceeded, &rs))
