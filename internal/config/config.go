@@ -63,6 +63,9 @@ type Config struct {
 	// DemoPage serves the demo inbox page at /demo (development
 	// environment only).
 	DemoPage bool
+	// Retention is how long triggers and in-app messages are kept, as
+	// given (RetentionSettings.Parse reads it).
+	Retention RetentionSettings
 }
 
 // Delivery configures the calls to providers.
@@ -100,6 +103,9 @@ func (c Config) Validate() error {
 	}
 	if c.InboxSessionTTL < 0 {
 		return fmt.Errorf("config: HERALD_INBOX_SESSION_TTL (--inbox-session-ttl) must not be negative")
+	}
+	if _, err := c.Retention.Parse(); err != nil {
+		return err
 	}
 	return nil
 }
