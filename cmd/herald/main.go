@@ -362,7 +362,7 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 		handler = health
 	}
 	srv := &http.Server{
-		Handler:           handler,
+		Handler:           httpapi.WithDeadlines(handler),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      60 * time.Second,

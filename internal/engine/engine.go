@@ -237,6 +237,17 @@ func (e *Engine) protect(what string, fn func()) (panicked bool) {
 	return false
 }
 
+// maxBackoff is the longest a worker waits after failures in a row: a
+// database back on the network is used again within seconds.
+const maxBackoff = 5 * time.Second
+
+// loopBackoff is a worker's wait after the nth failure in a row: poll,
+// doubling, at most maxBackoff (or poll, when that is longer).
+func loopBackoff(poll time.Duration, n int) time.Duration {
+	d := poll << min(n-1, 10)
+	return max(poll, min(d, maxBackoff))
+}
+
 func sleep(ctx context.Context, d time.Duration) {
 	t := time.NewTimer(d)
 	defer t.Stop()
@@ -252,6 +263,7 @@ func sleep(ctx context.Context, d time.Duration) {
 // fuller. The workers look for delayed jobs that are due (digest windows,
 // delays) at most every resumeEvery between them.
 func (e *Engine) loop(ctx context.Context) {
+	failures := 0 // in a row: the worker backs off while the store fails
 	for ctx.Err() == nil {
 		var resumed, claimed int
 		var err error
@@ -260,10 +272,13 @@ func (e *Engine) loop(ctx context.Context) {
 			err = errPanicked
 		}
 		if err != nil {
-			e.log.Error("running jobs", "err", err)
-			sleep(ctx, e.o.Poll)
+			failures++
+			wait := loopBackoff(e.o.Poll, failures)
+			e.log.Error("running jobs", "err", err, "failuresInARow", failures, "retryIn", wait)
+			sleep(ctx, wait)
 			continue
 		}
+		failures = 0
 		if claimed > 0 {
 			if claimed < e.o.Batch && e.o.Linger > 0 {
 				sleep(ctx, e.o.Linger)
@@ -497,6 +512,13 @@ func (e *Engine) runBatch(ctx context.Context, claimed []store.Claimed) error {
 // written, the job's lease expires and the rescue loop queues it. It fails
 // only when no outcome could be written.
 func (e *Engine) finishEach(ctx context.Context, outcomes []store.JobOutcome, cause error) ([]bool, error) {
+	if errors.Is(cause, store.ErrUnavailable) {
+		// The database did not answer: one write per outcome would wait
+		// as long again for each. The leases expire and the rescue loop
+		// queues the jobs; what they wrote is written once (messages
+		// are keyed by job) and providers get the same idempotency keys.
+		return nil, cause
+	}
 	applied := make([]bool, len(outcomes))
 	var lastErr error
 	written := 0
@@ -510,7 +532,9 @@ func (e *Engine) finishEach(ctx context.Context, outcomes []store.JobOutcome, ca
 			ok, err = e.o.Store.JobFinish(ctx, []store.JobOutcome{e.retry(store.JobOutcome{Job: o.Job}, err)}, e.now())
 		}
 		if err != nil {
-			lastErr = err
+			if lastErr = err; errors.Is(err, store.ErrUnavailable) {
+				break
+			}
 			continue
 		}
 		written++

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -90,6 +91,14 @@ func errorAnswer(w http.ResponseWriter, r *http.Request, err error, log *slog.Lo
 		ae = errorf(http.StatusNotFound, "Not found")
 	case errors.Is(err, store.ErrConflict):
 		ae = errorf(http.StatusConflict, "Conflict")
+	case unavailable(r, err):
+		// The database did not answer in time (or the connection to it
+		// failed): the client may retry; a trigger retried with its
+		// transactionId is written at most once.
+		log.WarnContext(r.Context(), "request failed: the database did not answer", "method", r.Method,
+			"path", r.URL.Path, "err", err)
+		ae = errorf(http.StatusServiceUnavailable, "The database did not answer in time; try again")
+		ae.retryAfter = "1"
 	default:
 		errorID := newErrorID()
 		// The request's context adds its requestId (logctx).
@@ -107,6 +116,16 @@ func errorAnswer(w http.ResponseWriter, r *http.Request, err error, log *slog.Lo
 		StatusCode: ae.status, Timestamp: formatTime(now), Path: r.URL.Path,
 		Message: ae.message, Error: http.StatusText(ae.status), Errors: ae.fields,
 	}
+}
+
+// unavailable reports whether err says the database did not answer: the
+// store's own limit cut a statement or the connection failed, or the
+// request's deadline (WithDeadlines) passed while it waited.
+func unavailable(r *http.Request, err error) bool {
+	if errors.Is(err, store.ErrUnavailable) {
+		return true
+	}
+	return errors.Is(err, context.DeadlineExceeded) && errors.Is(r.Context().Err(), context.DeadlineExceeded)
 }
 
 // ClientError is an error meant for the client, for handlers outside this

@@ -370,8 +370,8 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	if err := s.store.Ping(ctx); err != nil {
-		s.log.Warn("health check: store unreachable", "err", err)
-		return errorf(http.StatusServiceUnavailable, "The store is unreachable")
+		s.log.Warn("health check: the database is unreachable", "err", err)
+		return errorf(http.StatusServiceUnavailable, "The database is unreachable")
 	}
 	s.writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	return nil

@@ -225,7 +225,7 @@ func (d *Dispatcher) Listen(ctx context.Context, listen func(context.Context, fu
 			case <-ctx.Done():
 			case <-time.After(backoff):
 			}
-			backoff = min(2*backoff, 30*time.Second)
+			backoff = min(2*backoff, 5*time.Second) // a database back on the network is heard from again within seconds
 			continue
 		}
 		backoff = time.Second

@@ -22,6 +22,9 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrConflict: a uniqueness rule would be broken.
 	ErrConflict = errors.New("conflict")
+	// ErrUnavailable: the database did not answer in time or the
+	// connection to it failed; the operation may or may not have happened.
+	ErrUnavailable = errors.New("the database is unreachable")
 )
 
 // Store is everything Herald persists.

@@ -59,25 +59,65 @@ var postgresDialect = dialect{
 	maintain: (*DB).maintainPostgres,
 }
 
-// listenPostgres is dialect.listen on a connection of its own.
+// listenQuiet is how long a LISTEN connection may hear nothing before it
+// checks, within listenPing, that the server still answers: a host gone
+// from the network leaves the connection open and silent for good.
+const (
+	listenQuiet = 10 * time.Second
+	listenPing  = 3 * time.Second
+)
+
+// listenPostgres is dialect.listen on a connection of its own. It returns
+// an error when the connection fails or stops answering; the caller
+// listens again (and polls meanwhile).
 func listenPostgres(ctx context.Context, url, channel string, fn func(payload string)) error {
-	conn, err := pgx.Connect(ctx, url)
+	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		return fmt.Errorf("sqlstore: listen %s: %w", channel, err)
 	}
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, "LISTEN "+channel); err != nil {
+	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > pgLimits.Connect {
+		cfg.ConnectTimeout = pgLimits.Connect
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("sqlstore: listen %s: %w", channel, err)
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		conn.Close(cctx)
+	}()
+	lctx, cancel := context.WithTimeout(ctx, pgLimits.Statement)
+	_, err = conn.Exec(lctx, "LISTEN "+channel)
+	cancel()
+	if err != nil {
 		return fmt.Errorf("sqlstore: listen %s: %w", channel, err)
 	}
 	for {
-		n, err := conn.WaitForNotification(ctx)
+		wctx, cancel := context.WithTimeout(ctx, listenQuiet)
+		n, err := conn.WaitForNotification(wctx)
+		quiet := wctx.Err() != nil
+		cancel()
+		switch {
+		case err == nil:
+			fn(n.Payload)
+			continue
+		case ctx.Err() != nil:
+			return nil
+		case !quiet:
+			return fmt.Errorf("sqlstore: listen %s: %w", channel, err)
+		}
+		// Quiet for a while (a wait cut by its deadline leaves the
+		// connection usable): does the server still answer?
+		pctx, cancel := context.WithTimeout(ctx, listenPing)
+		err = conn.Ping(pctx)
+		cancel()
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
-			return fmt.Errorf("sqlstore: listen %s: %w", channel, err)
+			return fmt.Errorf("sqlstore: listen %s: the connection stopped answering: %w", channel, err)
 		}
-		fn(n.Payload)
 	}
 }
 

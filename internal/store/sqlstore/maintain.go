@@ -29,6 +29,7 @@ func (db *DB) Maintain(ctx context.Context) ([]string, error) {
 
 // maintainPostgres is PostgreSQL's dialect.maintain.
 func (db *DB) maintainPostgres(ctx context.Context) ([]string, error) {
+	ctx = withoutLimits(ctx) // VACUUM of a large table takes as long as it takes
 	conn, err := db.w.Conn(ctx)
 	if err != nil {
 		return nil, err

@@ -259,6 +259,7 @@ const idempotencyPage = 200
 // Every Herald process of the store should be stopped while it runs.
 func (db *DB) SecretRotate(ctx context.Context, from, to Sealer) (RotateStats, error) {
 	var st RotateStats
+	ctx = withoutLimits(ctx) // one transaction over every sealed value
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		check, err := db.setting(ctx, tx, settingSecretCheck)
 		if err == nil {

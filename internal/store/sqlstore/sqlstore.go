@@ -105,18 +105,33 @@ func OpenSQLite(ctx context.Context, path string, sealer Sealer) (*DB, error) {
 	return db, nil
 }
 
+// pgPoolSize is the PostgreSQL pool's size, idle connections included.
+const pgPoolSize = 32
+
 // OpenPostgres connects to the PostgreSQL database at url.
 func OpenPostgres(ctx context.Context, url string, sealer Sealer) (*DB, error) {
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: %w", err)
 	}
-	p := stdlib.OpenDB(*cfg)
-	p.SetMaxOpenConns(32)
-	p.SetMaxIdleConns(32)
+	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > pgLimits.Connect {
+		cfg.ConnectTimeout = pgLimits.Connect
+	}
+	conn := &limitedConnector{inner: stdlib.GetConnector(*cfg)}
+	p := sql.OpenDB(conn)
+	p.SetMaxOpenConns(pgPoolSize)
+	p.SetMaxIdleConns(pgPoolSize)
 	p.SetConnMaxIdleTime(5 * time.Minute)
 	db := &DB{w: p, r: p, d: postgresDialect, sealer: sealer, url: url, closers: []func() error{p.Close},
 		gate: &writeGate{slots: postgresAPIWriters()}}
+	// A statement cut by its time limit: the database may be gone, and the
+	// idle connections with it. Closing them at once spares the next
+	// callers a wait on each (a new connection answers, or fails within
+	// pgLimits.Connect).
+	conn.onTimeout = func() {
+		p.SetMaxIdleConns(0)
+		p.SetMaxIdleConns(pgPoolSize)
+	}
 	db.initCaches()
 	if err := db.migrate(ctx); err != nil {
 		db.Close()
@@ -155,6 +170,7 @@ func (db *DB) Close() error {
 // migrate applies the embedded migrations not applied yet, each in its own
 // transaction. On PostgreSQL an advisory lock lets many processes start at once.
 func (db *DB) migrate(ctx context.Context) error {
+	ctx = withoutLimits(ctx) // an index on a large table may take minutes
 	dir := "migrations/" + db.d.name
 	entries, err := fs.ReadDir(migrationFS, dir)
 	if err != nil {

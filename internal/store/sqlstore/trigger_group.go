@@ -31,10 +31,33 @@ import (
 const (
 	maxGroupTriggers = 128
 	maxGroupJobs     = 2048
-	// groupTimeout bounds a group's transaction: the group's callers have
-	// contexts of their own, but the group is theirs together.
+	// groupTimeout bounds a group's planning and its transaction: the
+	// group's callers have contexts of their own, but the group is theirs
+	// together (groupContext).
 	groupTimeout = time.Minute
+	// groupGrace is the least time a group is given, whatever its callers'
+	// deadlines: one near its deadline does not doom the others.
+	groupGrace = 500 * time.Millisecond
 )
+
+// groupContext is the context of a group's planning and writing: it ends
+// at its callers' earliest deadline (at least groupGrace from now, at most
+// groupTimeout), so that a group stuck on a database that stopped
+// answering is given up while its callers still wait for an answer. Calls
+// without deadlines (tools, tests) leave groupTimeout.
+func groupContext(calls []*triggerCall) (context.Context, context.CancelFunc) {
+	now := time.Now()
+	end := now.Add(groupTimeout)
+	for _, c := range calls {
+		if dl, ok := c.ctx.Deadline(); ok && dl.Before(end) {
+			end = dl
+		}
+	}
+	if least := now.Add(groupGrace); end.Before(least) {
+		end = least
+	}
+	return context.WithDeadline(context.Background(), end)
+}
 
 var errClosed = errors.New("sqlstore: store closed")
 
@@ -250,7 +273,7 @@ func (db *DB) plan(calls []*triggerCall) {
 	if len(ps) == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), groupTimeout)
+	ctx, cancel := groupContext(calls)
 	defer cancel()
 	defer func() {
 		if recover() != nil {
@@ -324,7 +347,7 @@ func (db *DB) lookUpKnown(calls []*triggerCall, remembered bool) {
 			}
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), groupTimeout)
+	ctx, cancel := groupContext(calls)
 	defer cancel()
 	now := time.Now()
 	found := make(map[string]map[string]store.Subscriber, len(envs))
@@ -506,7 +529,7 @@ func (db *DB) writeGroup(live []*triggerCall) {
 
 // writeTriggers writes the triggers of calls in one transaction.
 func (db *DB) writeTriggers(calls []*triggerCall) (results []store.TriggerResult, err error) {
-	ctx, cancel := context.WithTimeout(context.Background(), groupTimeout)
+	ctx, cancel := groupContext(calls)
 	defer cancel()
 	defer func() {
 		if p := recover(); p != nil { // never leave the callers waiting
