@@ -30,9 +30,11 @@ import (
 	"github.com/herald-notify/herald/internal/metrics"
 	"github.com/herald-notify/herald/internal/netguard"
 	"github.com/herald-notify/herald/internal/realtime"
+	"github.com/herald-notify/herald/internal/retention"
 	"github.com/herald-notify/herald/internal/sandbox"
 	"github.com/herald-notify/herald/internal/secret"
 	"github.com/herald-notify/herald/internal/store"
+	"github.com/herald-notify/herald/internal/webhooks"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -105,8 +107,16 @@ func command(stdout, stderr io.Writer) *cli.Command {
 						Sources: cli.EnvVars("HERALD_CORS_ORIGINS"), Destination: &cfg.CORSOrigins},
 					&cli.DurationFlag{Name: "inbox-session-ttl", Value: httpapi.DefaultInboxSessionTTL, Usage: "how long an inbox session token (POST /v1/inbox/session) is valid",
 						Sources: cli.EnvVars("HERALD_INBOX_SESSION_TTL"), Destination: &cfg.InboxSessionTTL},
+					&cli.StringFlag{Name: "webhook-retry-schedule", Value: webhooks.DefaultScheduleText, Usage: "delays of an outbound webhook's attempts, comma-separated: the first after the event, each next after the previous failed",
+						Sources: cli.EnvVars("HERALD_WEBHOOK_RETRY_SCHEDULE"), Destination: &cfg.WebhookRetrySchedule},
 					&cli.BoolFlag{Name: "demo-page", Value: true, Usage: "serve the demo inbox page at /demo (the development environment's demo subscriber; --demo-page=false turns it off)",
 						Sources: cli.EnvVars("HERALD_DEMO_PAGE"), Destination: &cfg.DemoPage},
+					&cli.StringFlag{Name: "retention-activity", Value: "30d", Usage: "how long finished triggers, their activity and transactionId reservations are kept: a duration (12h) or days (30d, 1.5d); 0 keeps forever",
+						Sources: cli.EnvVars("HERALD_RETENTION_ACTIVITY"), Destination: &cfg.Retention.Activity},
+					&cli.StringFlag{Name: "retention-inbox", Value: "365d", Usage: "how long in-app messages are kept: a duration or days; 0 keeps forever",
+						Sources: cli.EnvVars("HERALD_RETENTION_INBOX"), Destination: &cfg.Retention.Inbox},
+					&cli.StringFlag{Name: "retention-interval", Value: "1h", Usage: "how often the retention purge runs (in worker processes: --role all or worker)",
+						Sources: cli.EnvVars("HERALD_RETENTION_INTERVAL"), Destination: &cfg.Retention.Interval},
 				},
 				Action: func(ctx context.Context, _ *cli.Command) error { return serve(ctx, cfg, systemConsole(stdout, stderr)) },
 			},
@@ -127,6 +137,8 @@ func command(stdout, stderr io.Writer) *cli.Command {
 			userCommand(open, stdout),
 			environmentCommand(open, envFlag, stdout),
 			secretCommand(&cfg, stdout),
+			backupCommand(&cfg, stdout),
+			restoreCommand(&cfg, stdout),
 			{
 				Name:  "token",
 				Usage: "print a short-lived session token of the organization's owner (a dashboard caller)",
@@ -156,6 +168,7 @@ func command(stdout, stderr io.Writer) *cli.Command {
 			},
 			seedCommand(open, envFlag, stdout, stderr),
 			benchCommand(open, stdout, stderr),
+			healthcheckCommand(stdout),
 			{
 				Name:  "version",
 				Usage: "print the version",
@@ -261,6 +274,10 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 	default:
 		return fmt.Errorf("--role must be all, api or worker, not %q", cfg.Role)
 	}
+	schedule, err := webhooks.ParseSchedule(cfg.WebhookRetrySchedule)
+	if err != nil {
+		return fmt.Errorf("--webhook-retry-schedule: %w", err)
+	}
 	log := newLogger(cfg, con.log)
 	setGCPercent()
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
@@ -277,6 +294,13 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 	}
 	go purgeLoop(ctx, a, log)
 	met := metrics.New(metrics.Options{Stats: a.Store, Pools: metrics.Pools(a.Store.Writer(), a.Store.Reader()), Logger: log})
+	// Retention: the purge runs where the workers do; every process exports
+	// the store's size (app.Open validated the settings).
+	keep, err := cfg.Retention.Parse()
+	if err != nil {
+		return err
+	}
+	go retention.New(retention.Options{Store: a.Store, Retention: keep, SizeOnly: cfg.Role == "api", Metrics: met, Logger: log}).Run(ctx)
 	if cfg.DebugAddr != "" {
 		if _, err := serveDebug(ctx, cfg.DebugAddr, log, met.Handler()); err != nil {
 			return err
@@ -291,25 +315,35 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 		log.Info("trigger groups written at once", "writers", a.Store.TriggerWriters(), "databaseRoundTrip", a.Store.RTT().String())
 	}
 
+	// Outbound webhooks: every process emits the events of its changes
+	// (the in-app messages it creates through the store's hook, below); a
+	// worker sends them.
+	wh := webhooks.New(webhooks.Options{Store: a.Store, Logger: log, Metrics: met, Schedule: schedule,
+		AllowPrivateNetworks: cfg.Delivery.AllowPrivateNetworks})
+	met.WebhookQueue(wh.QueueStats, log)
+	go wh.Run(ctx)
 	// Realtime: this process's hub hears its own commits through the
 	// store's hook and, on PostgreSQL, other processes' through LISTEN; a
 	// worker only sends its commits on (the hook's NOTIFY).
 	var rt *realtime.Dispatcher
 	if cfg.Role == "worker" {
-		a.Store.OnInboxChange(func(store.InboxChange) {})
+		a.Store.OnInboxChange(wh.InboxChanged)
 	} else {
 		rt = realtime.NewDispatcher(realtime.NewHub(), a.Store, log)
-		a.Store.OnInboxChange(rt.Changed)
+		a.Store.OnInboxChange(func(c store.InboxChange) {
+			rt.Changed(c)
+			wh.InboxChanged(c)
+		})
 		go rt.Run(ctx)
 		go rt.Listen(ctx, a.Store.ListenInbox)
 	}
 	// One bridge client (Novu Framework apps) for syncs and step executions.
 	bridgeClient := bridge.New(bridge.Options{Dialer: &netguard.Dialer{AllowPrivate: cfg.Delivery.AllowPrivateNetworks}})
 	var eng *engine.Engine
-	var workersDone chan struct{}
+	var workersDone, sendDone chan struct{}
 	if cfg.Role != "api" {
 		eng = engine.New(engine.Options{Store: a.Store, Logger: log, Listen: a.Store.ListenJobs, Sandbox: sb, Workers: cfg.Workers, Metrics: met,
-			MaxInFlight: cfg.JobsInFlight, Bridge: bridgeClient,
+			MaxInFlight: cfg.JobsInFlight, Bridge: bridgeClient, Webhooks: wh,
 			Delivery: engine.DeliveryOptions{AllowPrivateNetworks: cfg.Delivery.AllowPrivateNetworks,
 				Timeout: cfg.Delivery.Timeout, Attempts: cfg.Delivery.Attempts, PerIntegration: cfg.Delivery.PerIntegration}})
 		met.InFlight(eng.InFlight)
@@ -317,6 +351,11 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 		go func() {
 			defer close(workersDone)
 			eng.Run(ctx)
+		}()
+		sendDone = make(chan struct{})
+		go func() {
+			defer close(sendDone)
+			wh.Send(ctx)
 		}()
 	}
 	onTrigger := func() {}
@@ -339,7 +378,7 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 	var handler http.Handler = httpapi.New(httpapi.Options{Store: a.Store, Keys: a.Keys, Logger: log,
 		RateLimit: cfg.RateLimit, AuthFailureLimit: cfg.AuthFailureLimit, OnTrigger: onTrigger, Sandbox: sb,
 		CORSOrigins: origins, InboxSessionTTL: cfg.InboxSessionTTL, Realtime: rt, Metrics: met, MetricsToken: cfg.MetricsToken,
-		Bridge: bridgeClient})
+		Bridge: bridgeClient, Webhooks: wh})
 	var dash *dashboard.Dashboard
 	if cfg.Role != "worker" {
 		dash = dashboard.New(dashboard.Options{Store: a.Store, Keys: a.Keys, API: handler, Sandbox: sb, Logger: log,
@@ -400,6 +439,7 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 	err = srv.Shutdown(shutdownCtx)
 	if workersDone != nil {
 		<-workersDone
+		<-sendDone
 	}
 	return err
 }

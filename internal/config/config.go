@@ -63,6 +63,9 @@ type Config struct {
 	// DemoPage serves the demo inbox page at /demo (development
 	// environment only).
 	DemoPage bool
+	// WebhookRetrySchedule is the delay of each outbound webhook attempt,
+	// comma-separated Go durations ("" is the default schedule).
+	WebhookRetrySchedule string
 	// Retention is how long triggers and in-app messages are kept, as
 	// given (RetentionSettings.Parse reads it).
 	Retention RetentionSettings

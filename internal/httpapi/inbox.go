@@ -262,6 +262,7 @@ func (s *Server) markAs(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	s.emitMessages(r, markEvents[mark], sub, ms)
 	s.writeJSON(w, http.StatusCreated, wire.MessagesOf(ms))
 	return nil
 }
@@ -279,11 +280,13 @@ func (s *Server) markAll(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	now, events := s.now(), s.watchChange(r, markEvents[mark], store.WebhookMessagesChangedParams{SubscriberID: sub.ID})
 	n, err := s.store.MessageMarkAll(r.Context(), &store.MessageMarkAllParams{Scope: callerFrom(r.Context()).Scope,
-		SubscriberID: sub.ID, MarkAs: mark, Now: s.now()})
+		SubscriberID: sub.ID, MarkAs: mark, Now: now})
 	if err != nil {
 		return err
 	}
+	s.emitChanged(r, events, now)
 	s.writeJSON(w, http.StatusCreated, n)
 	return nil
 }
@@ -335,13 +338,15 @@ func (s *Server) messageDelete(w http.ResponseWriter, r *http.Request) error {
 	if !id.Valid(mid) {
 		return invalid("messageId", "must be a 24-character hex identifier", mid)
 	}
+	now, events := s.now(), s.watchChange(r, inboxEvents[store.InboxDelete], store.WebhookMessagesChangedParams{IDs: []string{mid}})
 	if err := s.store.MessageDelete(r.Context(), &store.MessageDeleteParams{Scope: callerFrom(r.Context()).Scope,
-		MessageID: mid, Now: s.now()}); err != nil {
+		MessageID: mid, Now: now}); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return errorf(http.StatusNotFound, "Message "+mid+" was not found")
 		}
 		return err
 	}
+	s.emitChanged(r, events, now)
 	s.writeJSON(w, http.StatusOK, map[string]any{"acknowledged": true, "status": "deleted"})
 	return nil
 }

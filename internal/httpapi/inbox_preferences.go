@@ -177,6 +177,7 @@ func (s *Server) inboxPreferencesPatch(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
+	s.emitGlobalPreference(r, callerFrom(r.Context()).Subscriber.SubscriberID, prefs, wfs)
 	s.writeInbox(w, r, inboxGlobalOut(prefs, wfs))
 	return nil
 }
@@ -206,6 +207,7 @@ func (s *Server) inboxPreferencesWorkflowPatch(w http.ResponseWriter, r *http.Re
 	if err != nil {
 		return err
 	}
+	s.emitWorkflowPreferences(r, callerFrom(r.Context()).Subscriber.SubscriberID, prefs, wf)
 	s.writeInbox(w, r, inboxWorkflowOut(wf, prefs))
 	return nil
 }
@@ -274,6 +276,7 @@ func (s *Server) inboxPreferencesBulk(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
+	s.emitWorkflowPreferences(r, callerFrom(r.Context()).Subscriber.SubscriberID, prefs, wfs...)
 	out := make([]inboxPreferenceJSON, 0, len(wfs))
 	for _, wf := range wfs {
 		out = append(out, inboxWorkflowOut(wf, prefs))

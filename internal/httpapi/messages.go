@@ -123,14 +123,16 @@ func (s *Server) messageDeleteByTransaction(w http.ResponseWriter, r *http.Reque
 	if err := errs.err(); err != nil {
 		return err
 	}
+	now, events := s.now(), s.watchChange(r, inboxEvents[store.InboxDelete], store.WebhookMessagesChangedParams{TransactionID: tx})
 	_, err := s.store.MessageDeleteByTransaction(r.Context(), &store.MessageDeleteByTransactionParams{
-		Scope: callerFrom(r.Context()).Scope, TransactionID: tx, Channel: ch, Now: s.now()})
+		Scope: callerFrom(r.Context()).Scope, TransactionID: tx, Channel: ch, Now: now})
 	if errors.Is(err, store.ErrNotFound) {
 		return errorf(http.StatusNotFound, "Invalid transactionId or channel")
 	}
 	if err != nil {
 		return err
 	}
+	s.emitChanged(r, events, now)
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(http.StatusNoContent)
 	return nil

@@ -216,9 +216,9 @@ func (s *Server) preferencesPatch(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	change := store.PreferenceChange{Channels: channels}
+	var wf store.Workflow
 	if key != "" {
-		wf, err := s.preferenceWorkflow(r, key)
-		if err != nil {
+		if wf, err = s.preferenceWorkflow(r, key); err != nil {
 			return err
 		}
 		change.WorkflowID = wf.ID
@@ -231,6 +231,11 @@ func (s *Server) preferencesPatch(w http.ResponseWriter, r *http.Request) error 
 	wfs, err := s.activeWorkflows(r)
 	if err != nil {
 		return err
+	}
+	if key != "" {
+		s.emitWorkflowPreferences(r, sid, prefs, wf)
+	} else {
+		s.emitGlobalPreference(r, sid, prefs, wfs)
 	}
 	s.writeJSON(w, http.StatusOK, subscriberPreferencesOut(prefs, wfs, "nonCritical"))
 	return nil
@@ -316,6 +321,7 @@ func (s *Server) preferencesBulk(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return subscriberNotFound(err, sid)
 	}
+	s.emitWorkflowPreferences(r, sid, prefs, wfs...)
 	out := make([]bulkPreferenceJSON, 0, len(wfs))
 	for _, wf := range wfs {
 		channels, _ := workflowChannels(wf, prefs)

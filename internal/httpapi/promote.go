@@ -392,6 +392,7 @@ func (s *Server) environmentPublish(w http.ResponseWriter, r *http.Request) erro
 		if err != nil {
 			return publishError(err)
 		}
+		s.emitPublished(r, p.source, p.target, publishedWorkflows(done))
 		for _, d := range done {
 			out := result(d.Kind)
 			out.Successful = append(out.Successful, publishedJSON{ResourceType: d.Kind, ResourceID: d.Key, ResourceName: d.Name,
@@ -450,6 +451,7 @@ func (s *Server) workflowSync(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	s.emitPublished(r, p.source, p.target, []string{wf.Key})
 	s.writeJSON(w, http.StatusOK, workflowOut(copied))
 	return nil
 }

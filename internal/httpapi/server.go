@@ -20,6 +20,7 @@ import (
 	"github.com/herald-notify/herald/internal/sandbox"
 	"github.com/herald-notify/herald/internal/secret"
 	"github.com/herald-notify/herald/internal/store"
+	"github.com/herald-notify/herald/internal/webhooks"
 	"github.com/herald-notify/herald/internal/wire"
 )
 
@@ -63,6 +64,10 @@ type Options struct {
 	// Bridge calls the environments' Novu Framework apps (sync, status);
 	// default: a client whose guard refuses private networks.
 	Bridge *bridge.Client
+	// Webhooks emits the environments' events to their webhook endpoints
+	// (and says whether endpoints may be private addresses); default: one
+	// that refuses private networks.
+	Webhooks *webhooks.Service
 }
 
 // DefaultInboxSessionTTL is how long an inbox session token is valid unless
@@ -92,6 +97,7 @@ type Server struct {
 	patterns         []string // every route, as registered (tests check their coverage)
 	metrics          *metrics.Metrics
 	metricsToken     []byte
+	webhooks         *webhooks.Service
 }
 
 // maxBody is the largest request body accepted.
@@ -116,6 +122,9 @@ func New(o Options) *Server {
 	}
 	if s.sandbox == nil {
 		s.sandbox = sandbox.New(sandbox.DefaultLimits)
+	}
+	if s.webhooks = o.Webhooks; s.webhooks == nil {
+		s.webhooks = webhooks.New(webhooks.Options{Store: o.Store, Logger: o.Logger})
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -316,6 +325,15 @@ func (s *Server) routes() {
 	s.handle("POST /v1/bridge/sync", authenticated, s.bridgeSync)
 	s.handle("GET /v1/bridge/status", authenticated, s.bridgeStatus)
 	s.handle("PUT /v1/bridge/controls/{workflowId}/{stepId}", authenticated, s.bridgeControls)
+
+	// Outbound webhooks (webhooks.go).
+	s.handle("POST /v2/webhooks/endpoints", authenticated, s.webhookEndpointCreate)
+	s.handle("GET /v2/webhooks/endpoints", authenticated, s.webhookEndpointList)
+	s.handle("GET /v2/webhooks/endpoints/{id}", authenticated, s.webhookEndpointGet)
+	s.handle("PATCH /v2/webhooks/endpoints/{id}", authenticated, s.webhookEndpointPatch)
+	s.handle("DELETE /v2/webhooks/endpoints/{id}", authenticated, s.webhookEndpointDelete)
+	s.handle("POST /v2/webhooks/endpoints/{id}/rotate-secret", authenticated, s.webhookSecretRotate)
+	s.handle("GET /v2/webhooks/endpoints/{id}/deliveries", authenticated, s.webhookDeliveries)
 
 	s.handle("GET /socket.io/", public, s.socketIO)
 	s.handle("GET /socket.io", public, s.socketIO)

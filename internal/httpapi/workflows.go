@@ -51,6 +51,7 @@ type workflowJSON struct {
 	Steps                []workflowStepJSON `json:"steps"`
 	StepTypeOverviews    []string           `json:"stepTypeOverviews"`
 	Origin               string             `json:"origin"`
+	Type                 string             `json:"type"` // BRIDGE (synced from a Framework app) or REGULAR
 	Preferences          map[string]any     `json:"preferences"`
 	Status               string             `json:"status"`
 	Severity             string             `json:"severity"`
@@ -63,12 +64,15 @@ func workflowOut(w store.Workflow) workflowJSON {
 	out := workflowJSON{
 		ID: w.ID, WorkflowID: w.Key, Slug: w.Key, Name: w.Name, Description: w.Description, Tags: w.Tags,
 		Active: w.Active, Critical: w.Critical, PayloadSchema: json.RawMessage(w.PayloadSchema),
-		Steps: make([]workflowStepJSON, 0, len(w.Steps)), StepTypeOverviews: []string{}, Origin: "external",
+		Steps: make([]workflowStepJSON, 0, len(w.Steps)), StepTypeOverviews: []string{}, Origin: "external", Type: "REGULAR",
 		Preferences: preferencesOut(w.Preferences), Status: "ACTIVE", Severity: w.Severity,
 		LastTriggeredAt: formatTimePtr(w.LastTriggeredAt), CreatedAt: formatTime(w.CreatedAt), UpdatedAt: formatTime(w.UpdatedAt),
 	}
 	if out.Tags == nil {
 		out.Tags = []string{}
+	}
+	if w.Origin == store.OriginBridge {
+		out.Type = "BRIDGE"
 	}
 	if !w.Active {
 		out.Status = "INACTIVE"
@@ -316,6 +320,7 @@ func (s *Server) workflowCreate(w http.ResponseWriter, r *http.Request) error {
 	if err := s.store.WorkflowCreate(r.Context(), &wf); err != nil {
 		return workflowConflict(err, wf.Key)
 	}
+	s.emitWorkflowCreated(r, wf)
 	s.writeJSON(w, http.StatusCreated, workflowOut(wf))
 	return nil
 }
@@ -384,7 +389,7 @@ func (s *Server) workflowUpdate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	oldKey, oldSteps := wf.Key, stepShape(wf.Steps)
+	oldKey, oldSteps, before := wf.Key, stepShape(wf.Steps), s.workflowBefore(r, wf)
 	readWorkflow(o, &wf, s.sandbox)
 	if err := o.errs.err(); err != nil {
 		return err
@@ -406,6 +411,7 @@ func (s *Server) workflowUpdate(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
+	s.emitWorkflowUpdated(r, wf, before)
 	s.writeJSON(w, http.StatusOK, workflowOut(wf))
 	return nil
 }
@@ -419,6 +425,7 @@ func (s *Server) workflowDelete(w http.ResponseWriter, r *http.Request) error {
 		ID: wf.ID, Now: s.now()}); err != nil {
 		return err
 	}
+	s.emitWorkflowDeleted(r, wf)
 	// Its translations go with it (a new workflow of that workflowId starts without any).
 	if err := s.store.TranslationDelete(r.Context(), &store.TranslationKey{Scope: callerFrom(r.Context()).Scope,
 		ResourceType: store.TranslationWorkflow, ResourceID: wf.Key}); err != nil && !errors.Is(err, store.ErrNotFound) {

@@ -28,6 +28,7 @@ func (s *Server) workflowPatch(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	before := s.workflowBefore(r, wf)
 	if b := o.boolean("active"); b != nil {
 		wf.Active = *b
 	}
@@ -60,6 +61,7 @@ func (s *Server) workflowPatch(w http.ResponseWriter, r *http.Request) error {
 	if err := s.store.WorkflowUpdate(r.Context(), &wf); err != nil {
 		return workflowConflict(err, wf.Key)
 	}
+	s.emitWorkflowUpdated(r, wf, before)
 	s.writeJSON(w, http.StatusOK, workflowOut(wf))
 	return nil
 }

@@ -42,6 +42,7 @@ type Metrics struct {
 	messages     *prometheus.CounterVec
 	jobLatency   *prometheus.HistogramVec
 	jobsFinished *prometheus.CounterVec
+	webhooks     *prometheus.CounterVec // webhooks.go
 }
 
 // Unmatched is the route label of requests no route matches: the raw path
@@ -83,8 +84,9 @@ func New(o Options) *Metrics {
 			Name: "herald_jobs_finished_total",
 			Help: "Jobs this process finished, by type and final status (completed, failed, skipped, canceled, merged).",
 		}, []string{"type", "status"}),
+		webhooks: newWebhookCounter(),
 	}
-	m.reg.MustRegister(m.httpDuration, m.messages, m.jobLatency, m.jobsFinished,
+	m.reg.MustRegister(m.httpDuration, m.messages, m.jobLatency, m.jobsFinished, m.webhooks,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	for name, db := range o.Pools {
 		m.reg.MustRegister(collectors.NewDBStatsCollector(db, name))

@@ -49,6 +49,7 @@ type Store interface {
 	EnvironmentVariables
 	Contexts
 	Users
+	Webhooks
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the connections.
@@ -188,3 +189,51 @@ type Scope struct {
 
 // JSON is a raw JSON value as stored (nil means absent/null).
 type JSON = json.RawMessage
+
+// Retention deletes what has outlived its retention, a bounded batch per
+// call, each batch in its own transaction (internal/retention runs the
+// batches; docs/operations.md, "Retention").
+type Retention interface {
+	// RetentionActivityPurge deletes, among the triggers (notifications)
+	// created before Before and after the cursor, the first Limit or so
+	// (all those created in the same millisecond as the last go together)
+	// whose jobs are all final, with their jobs, execution details and
+	// non-in-app messages; their in-app messages stay.
+	RetentionActivityPurge(ctx context.Context, p *RetentionPurgeParams) (RetentionPurged, error)
+	// RetentionTransactionPurge deletes, among the transactionId
+	// reservations created before Before and after the cursor, the first
+	// Limit or so that no trigger and no unfinished job holds, with the
+	// finished jobs left of them (a fan-out's).
+	RetentionTransactionPurge(ctx context.Context, p *RetentionPurgeParams) (RetentionPurged, error)
+	// RetentionInboxPurge deletes up to Limit in-app messages created before
+	// Before, in any state, and their inbox counts with them.
+	RetentionInboxPurge(ctx context.Context, p *RetentionPurgeParams) (RetentionPurged, error)
+	// RetentionLock lets one process purge at a time: ok is false while
+	// another holds it; release ends the hold.
+	RetentionLock(ctx context.Context) (release func(), ok bool, err error)
+	// StoreSize is the database's size in bytes.
+	StoreSize(ctx context.Context) (int64, error)
+}
+
+// RetentionPurgeParams bound one batch of a purge.
+type RetentionPurgeParams struct {
+	// Before: only rows created before it are deleted.
+	Before time.Time
+	// Limit bounds the rows a batch looks at.
+	Limit int
+	// After is the previous batch's Next ("" for the first batch of a run).
+	After string
+}
+
+// RetentionPurged is what one batch deleted, by kind, and where the next
+// batch starts.
+type RetentionPurged struct {
+	Notifications, Jobs, ExecutionDetails, Messages, Transactions, InboxMessages int64
+	// Next is the cursor of the next batch; Done says nothing is left
+	// to look at before Before.
+	Next string
+	Done bool
+	// Took is how long the batch's statements took (not its wait for the
+	// writer).
+	Took time.Duration
+}

@@ -54,6 +54,9 @@ func (db *DB) EnvironmentDelete(ctx context.Context, p *store.EnvironmentDeleteP
 		if _, err := tx.ExecContext(ctx, "DELETE FROM integrations WHERE environment_id = $1", p.ID); err != nil {
 			return fmt.Errorf("sqlstore: deleting an environment's integrations: %w", err)
 		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM webhook_endpoints WHERE environment_id = $1", p.ID); err != nil {
+			return fmt.Errorf("sqlstore: deleting an environment's webhook endpoints: %w", err)
+		}
 		if _, err := tx.ExecContext(ctx, "UPDATE api_keys SET revoked_at = $1 WHERE environment_id = $2 AND revoked_at IS NULL",
 			ms(p.Now), p.ID); err != nil {
 			return fmt.Errorf("sqlstore: revoking an environment's keys: %w", err)

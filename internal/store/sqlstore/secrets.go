@@ -246,6 +246,7 @@ type RotateStats struct {
 	IdempotentResponses int // stored answers of session requests
 	APIKeys             int // copies of API keys (revoked ones too)
 	Variables           int // values of secret environment variables
+	WebhookEndpoints    int // webhook endpoints (current and previous secrets)
 }
 
 // idempotencyPage is how many stored answers SecretRotate reads at a time.
@@ -290,6 +291,9 @@ func (db *DB) SecretRotate(ctx context.Context, from, to Sealer) (RotateStats, e
 			return err
 		}
 		if st.Variables, err = resealVariables(ctx, tx, from, to); err != nil {
+			return err
+		}
+		if st.WebhookEndpoints, err = resealWebhookSecrets(ctx, tx, from, to); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, "INSERT INTO settings (name, value) VALUES ($1, $2)"+
