@@ -40,6 +40,8 @@ func TestBridgeSync(t *testing.T) {
 		require.Equal(t, []string{"welcome", "digest", "echo", "fails"}, ids)
 
 		wf := h.call(t, dev, "GET", "/v2/workflows/welcome", nil, nil).Object(t)
+		require.Equal(t, "BRIDGE", wf["type"], "a synced workflow is marked apart")
+		require.Equal(t, "external", wf["origin"])
 		var steps []string
 		for _, s := range objects(t, wf["steps"]) {
 			steps = append(steps, s["stepId"].(string)+":"+s["type"].(string))
@@ -71,6 +73,8 @@ func TestBridgeSync(t *testing.T) {
 		// A workflowId made through the API is never replaced.
 		h.createWorkflow(t, h.authFor(asProd), map[string]any{"name": "Echo", "workflowId": "echo", "steps": []any{
 			map[string]any{"name": "Inbox", "type": "in_app", "controlValues": map[string]any{"body": "x"}}}})
+		made := h.call(t, h.authFor(asProd), "GET", "/v2/workflows/echo", nil, nil).Object(t)
+		require.Equal(t, "REGULAR", made["type"], "a workflow made through the API")
 		prodBridge := newFakeBridge(t, h.ProdKey)
 		res = h.call(t, h.authFor(asProd), "POST", "/v1/bridge/sync?source=cli", map[string]any{"bridgeUrl": prodBridge.URL()}, nil)
 		require.Equal(t, http.StatusBadRequest, res.Status, "%s", res.Raw)
