@@ -86,6 +86,10 @@ type dialect struct {
 	loadMessages    func(ctx context.Context, conn *sql.Conn, tx *sql.Tx, msgs []store.Message) error
 	// maintain does the database's upkeep where it does not itself (maintain.go).
 	maintain func(db *DB, ctx context.Context) ([]string, error)
+	// snapshot copies the database, as one read transaction, into the new
+	// file named by $1 (backup.go); empty where backups are the database's
+	// own tools' work (PostgreSQL: pg_dump).
+	snapshot string
 }
 
 // lockKeys takes a transaction-scoped lock on each name (an advisory lock

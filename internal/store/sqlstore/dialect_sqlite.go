@@ -44,6 +44,7 @@ var sqliteDialect = dialect{
 	},
 	// SQLite keeps no statistics unless asked and reuses free pages itself.
 	maintain: func(*DB, context.Context) ([]string, error) { return nil, nil },
+	snapshot: "VACUUM INTO $1",
 }
 
 // jsonEqualsSQLite is dialect.jsonEquals on text columns. SQLite's ->
