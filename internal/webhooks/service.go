@@ -45,6 +45,9 @@ type Options struct {
 	// Dialer connects the attempts (default: the network guard, private
 	// networks allowed as AllowPrivateNetworks says).
 	Dialer *netguard.Dialer
+	// Transport, when set, makes the attempts' requests instead of one
+	// dialing through Dialer (tests).
+	Transport http.RoundTripper
 	// Now is the clock (tests).
 	Now func() time.Time
 }
@@ -92,11 +95,13 @@ func New(o Options) *Service {
 	if o.Dialer == nil {
 		o.Dialer = &netguard.Dialer{AllowPrivate: o.AllowPrivateNetworks}
 	}
-	tr := o.Dialer.Transport()
-	tr.ForceAttemptHTTP2 = false // one request a connection at a time: many endpoints, few requests each
-	tr.ResponseHeaderTimeout = o.Timeout
+	if o.Transport == nil {
+		tr := o.Dialer.Transport()
+		tr.ResponseHeaderTimeout = o.Timeout
+		o.Transport = tr
+	}
 	s := &Service{o: o, log: o.Logger, now: o.Now, wake: make(chan struct{}, 1),
-		client: &http.Client{Transport: tr, Timeout: o.Timeout,
+		client: &http.Client{Transport: o.Transport, Timeout: o.Timeout,
 			// A redirect fails the attempt: it is never followed.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	s.cache = envCache{ttl: o.CacheTTL, entries: map[string]*envEntry{}}
