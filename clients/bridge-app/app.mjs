@@ -9,7 +9,7 @@ import { workflow } from '@novu/framework';
 // welcome: a payload schema, an in_app step whose controls hold Liquid and
 // defaults, then an email that reads the in_app step's state, is skipped
 // once the in_app message was read and overrides SendGrid's request
-// (categories, ipPoolName), and an sms skipped by a control.
+// (categories, ipPoolName, and a header and a query parameter passed through), and an sms skipped by a control.
 const welcome = workflow(
   'welcome',
   async ({ step, payload }) => {
@@ -42,7 +42,10 @@ const welcome = workflow(
       {
         skip: () => inbox.read === true,
         // A provider override: merged into the SendGrid request of this step.
-        providers: { sendgrid: () => ({ categories: ['welcome-follow-up'], ipPoolName: 'herald-pool' }) },
+        providers: {
+          sendgrid: () => ({ categories: ['welcome-follow-up'], ipPoolName: 'herald-pool',
+            _passthrough: { headers: { 'X-Herald-Bridge': 'welcome' }, query: { source: 'bridge' } } }),
+        },
       },
     );
     await step.sms('text', async (controls) => ({ body: controls.text }), {

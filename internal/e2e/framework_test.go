@@ -71,6 +71,9 @@ func TestFrameworkApp(t *testing.T) {
 			require.Equal(t, []any{"welcome-follow-up"}, body["categories"], "the step's providers.sendgrid override")
 			require.Equal(t, "herald-pool", body["ip_pool_name"], "the override's ipPoolName in SendGrid's casing: %s", got[0].Body)
 			require.NotContains(t, body, "ipPoolName")
+			require.Equal(t, "welcome", got[0].Header.Get("X-Herald-Bridge"), "the override's _passthrough.headers on SendGrid's request")
+			require.Equal(t, "bridge", got[0].Query.Get("source"), "and its _passthrough.query on the request's URL")
+			require.NotContains(t, body, "_passthrough")
 			for _, p := range problems() {
 				t.Error(p)
 			}

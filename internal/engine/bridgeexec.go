@@ -249,7 +249,8 @@ func withBridgeProviders(raw store.JSON, stepID string, providers map[string]jso
 // Novu's BaseProvider.transform makes it: the known keys (camelCase in the
 // app) turned into the casing of the provider's API (provider.Entry.Casing:
 // ipPoolName → ip_pool_name for SendGrid), then _passthrough.body laid over
-// them as written. _passthrough.headers and .query are not applied.
+// them as written; _passthrough.headers and .query stay as written, for
+// the delivery to add to the provider's request (provider.SplitPassthrough).
 func bridgeProviderBody(m map[string]any, providerID string, reg *provider.Registry) map[string]any {
 	pass, _ := m["_passthrough"].(map[string]any)
 	delete(m, "_passthrough")
@@ -260,6 +261,15 @@ func bridgeProviderBody(m map[string]any, providerID string, reg *provider.Regis
 	}
 	if body, ok := pass["body"].(map[string]any); ok {
 		m = provider.Merge(m, body)
+	}
+	rest := map[string]any{}
+	for _, k := range []string{"headers", "query"} {
+		if v, ok := pass[k].(map[string]any); ok {
+			rest[k] = v
+		}
+	}
+	if len(rest) > 0 {
+		m["_passthrough"] = rest
 	}
 	return m
 }

@@ -185,7 +185,7 @@ func (e *Engine) send(ctx context.Context, a *attempt) {
 		a.err = &provider.Error{Class: provider.Transient, Reason: heldReason, RetryAfter: wait}
 		return
 	}
-	res, err := se.s.Send(ctx, a.msg)
+	res, err := se.s.Send(provider.WithPassthrough(ctx, a.msg.Passthrough), a.msg)
 	if err != nil {
 		a.err = provider.AsError(err)
 		if a.err.RetryAfter > 0 {
@@ -331,7 +331,7 @@ func (e *Engine) deliverOne(ctx context.Context, o store.JobOutcome, c store.Cla
 	o.IntegrationID, o.Delivery = cur.ID, st.json()
 	msg.ID = deliveryID(c.Job.ID, cur.ID, "")
 	msg.IdempotencyKey = idempotencyKey(c.Job.ID, cur.ID, "")
-	msg.Overrides = ov.provider(step.StepID, cur.ProviderID)
+	msg.Overrides, msg.Passthrough = provider.SplitPassthrough(ov.provider(step.StepID, cur.ProviderID))
 	o.Details = append(o.Details, e.providerDetail(o, *cur, "Pending", "Start sending message", nil),
 		e.providerDetail(o, *cur, "Pending", "Integration instance selected", integrationRaw(*cur)))
 	a := &attempt{in: *cur, msg: msg}

@@ -97,7 +97,8 @@ func (e *Engine) deliverMany(ctx context.Context, o store.JobOutcome, c store.Cl
 			continue
 		}
 		msg := &provider.Message{ID: deliveryID(c.Job.ID, t.in.ID, t.key), IdempotencyKey: idempotencyKey(c.Job.ID, t.in.ID, t.key),
-			Content: str(ctl["body"]), Overrides: ov.provider(step.StepID, t.in.ProviderID)}
+			Content: str(ctl["body"])}
+		msg.Overrides, msg.Passthrough = provider.SplitPassthrough(ov.provider(step.StepID, t.in.ProviderID))
 		webhookContext(msg, c, step)
 		var where any
 		subject := optStr(ctl["subject"])

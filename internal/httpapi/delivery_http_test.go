@@ -83,7 +83,9 @@ func TestEmailDelivery(t *testing.T) {
 		h.trigger(t, dev, map[string]any{"name": "welcome", "to": "ada", "payload": map[string]any{"id": "42"}, "transactionId": "tx-mail",
 			"overrides": map[string]any{"email": map[string]any{"to": []string{"boss@example.com"}, "replyTo": "help@example.com"},
 				"providers": map[string]any{"sendgrid": map[string]any{"categories": []string{"welcome"}, "ip_pool_name": "general"}},
-				"steps":     map[string]any{"mail": map[string]any{"providers": map[string]any{"sendgrid": map[string]any{"ip_pool_name": "transactional"}}}}}})
+				"steps": map[string]any{"mail": map[string]any{"providers": map[string]any{"sendgrid": map[string]any{"ip_pool_name": "transactional",
+					"_passthrough": map[string]any{"body": map[string]any{"asm": map[string]any{"group_id": 7}},
+						"headers": map[string]any{"X-Herald-Test": "passed", "Bad Name": "dropped"}, "query": map[string]any{"trace": 1}}}}}}}})
 		drain(t, eng)
 
 		got := f.Received()
@@ -97,6 +99,11 @@ func TestEmailDelivery(t *testing.T) {
 		require.Equal(t, "noreply@herald.test", d.From)
 		require.Contains(t, string(d.Body), `"categories":["welcome"]`, "overrides.providers.sendgrid merged into the request")
 		require.Contains(t, string(d.Body), `"ip_pool_name":"transactional"`, "overrides.steps.<stepId>.providers win for their step")
+		require.Contains(t, string(d.Body), `"asm":{"group_id":7}`, "_passthrough.body merged into the request as written")
+		require.NotContains(t, string(d.Body), "_passthrough")
+		require.Equal(t, "passed", d.Header.Get("X-Herald-Test"), "_passthrough.headers on the request")
+		require.Equal(t, "1", d.Query.Get("trace"), "_passthrough.query on the request's URL")
+		require.Len(t, d.Header.Values("Bad Name"), 0, "a header that cannot be sent is skipped")
 
 		jobs := h.jobsOf(t, "tx-mail")
 		require.Len(t, jobs, 2)

@@ -89,6 +89,7 @@ func Do(ctx context.Context, client *http.Client, r *Request) (*Response, error)
 	for k, v := range r.Header {
 		req.Header[k] = v
 	}
+	applyPassthrough(ctx, req.URL, req.Header)
 	if req.Header.Get("User-Agent") == "" {
 		req.Header.Set("User-Agent", "Herald")
 	}

@@ -59,6 +59,10 @@ type Message struct {
 	// Overrides is overrides.providers.<providerId> of the trigger, merged
 	// into the provider's request body by providers with a JSON body.
 	Overrides map[string]any
+	// Passthrough is the headers and query parameters of the overrides'
+	// _passthrough (SplitPassthrough), added to the provider's HTTP
+	// request by Do when the call's context carries it (WithPassthrough).
+	Passthrough Passthrough
 }
 
 // Result is a successful delivery.

@@ -16,6 +16,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"sync"
 	"time"
 
@@ -37,6 +38,8 @@ type Delivery struct {
 	// IdempotencyKey is the key the request carried ("" when none).
 	IdempotencyKey string
 	Header         http.Header
+	// Query is the request's query parameters (HTTP fakes that record it).
+	Query url.Values
 	// Body is the raw request body (an SMTP message's DATA).
 	Body []byte
 	// MessageID is the id the fake answered with.

@@ -109,7 +109,7 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	p := body.Personalizations[0]
 	d := providertest.Delivery{To: emails(p.To), Cc: emails(p.Cc), Bcc: emails(p.Bcc), From: body.From.Email,
-		SenderName: body.From.Name, Subject: body.Subject, Header: r.Header.Clone(), Body: raw,
+		SenderName: body.From.Name, Subject: body.Subject, Header: r.Header.Clone(), Query: r.URL.Query(), Body: raw,
 		MessageID: fmt.Sprintf("sg-%d", f.seq.Add(1))}
 	if body.ReplyTo != nil {
 		d.ReplyTo = body.ReplyTo.Email
