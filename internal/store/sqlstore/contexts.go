@@ -165,8 +165,10 @@ func (db *DB) ContextResolve(ctx context.Context, p *store.ContextResolveParams)
 // contextKeysCondition holds when a message's notification was triggered
 // with exactly the context keys given (sorted, joined): one look-up by
 // primary key per message considered (the condition is in a statement on
-// messages, not aliased).
+// messages, not aliased). An in-app message whose trigger retention purged
+// keeps its keys itself (messages.context_keys, retention.go).
 func contextKeysCondition(a *args, keys string) string {
-	return "EXISTS (SELECT 1 FROM notifications WHERE notifications.id = messages.notification_id AND notifications.context_keys = " +
-		a.add(keys) + ")"
+	ph := a.add(keys)
+	return "(messages.context_keys = " + ph + " OR messages.context_keys IS NULL AND EXISTS (SELECT 1 FROM notifications" +
+		" WHERE notifications.id = messages.notification_id AND notifications.context_keys = " + ph + "))"
 }
