@@ -34,6 +34,11 @@ type fakeBridge struct {
 	down atomic.Int64
 	// hang, when set, makes every execute wait until the caller goes away.
 	hang atomic.Bool
+	// hostile, when set, makes every execute answer as a hostile bridge
+	// does: "endless" streams a JSON string until the caller stops
+	// reading, "huge" sends 8 MiB of valid JSON, "shape" JSON that is not
+	// an execute answer, "html" a page instead of JSON.
+	hostile atomic.Pointer[string]
 
 	mu       sync.Mutex
 	executed []fakeExecution
@@ -111,6 +116,10 @@ func (b *fakeBridge) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		if b.hang.Load() {
 			<-r.Context().Done()
+			return
+		}
+		if mode := b.hostile.Load(); mode != nil {
+			b.answerHostile(w, r, *mode)
 			return
 		}
 		if s := b.down.Load(); s != 0 {
@@ -208,4 +217,25 @@ func (b *fakeBridge) execute(workflowID, stepID string, in map[string]any) (int,
 	}
 	return http.StatusOK, map[string]any{"outputs": outputs, "providers": providers, "options": map[string]any{"skip": skip},
 		"metadata": map[string]any{"status": "success", "error": false, "duration": 1}}
+}
+
+// answerHostile answers an execute as b.hostile says.
+func (b *fakeBridge) answerHostile(w http.ResponseWriter, r *http.Request, mode string) {
+	switch mode {
+	case "endless":
+		_, _ = w.Write([]byte(`{"outputs":{"body":"`))
+		chunk := []byte(strings.Repeat("a", 64<<10))
+		for r.Context().Err() == nil {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	case "huge":
+		_, _ = w.Write([]byte(`{"outputs":{"body":"` + strings.Repeat("a", 8<<20) + `"},"providers":{},"options":{}}`))
+	case "shape":
+		_, _ = w.Write([]byte(`{"outputs":"not an object","options":[1,2,3],"providers":7}`))
+	case "html":
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte("<html><body>Welcome to nginx!</body></html>"))
+	}
 }

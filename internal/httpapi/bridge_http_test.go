@@ -433,3 +433,38 @@ func TestBridgeThatNeverAnswers(t *testing.T) {
 		require.Empty(t, h.feedItems(t, "hang"))
 	})
 }
+
+// TestHostileBridge: a bridge that answers without end, too much, JSON of
+// the wrong shape or a web page fails its step with the bridge's error
+// code, sends nothing, and holds the worker no longer than its bounds.
+func TestHostileBridge(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, h *harness) {
+		dev := h.authFor(asDev)
+		fb := h.syncFakeBridge(t)
+		h.createSubscriber(t, dev, map[string]any{"subscriberId": "mal", "email": "mal@example.com"})
+		clock := &testClock{t: time.Now().Add(time.Minute)}
+		eng := h.newEngine(engine.Options{Now: clock.Now, Delivery: engine.DeliveryOptions{AllowPrivateNetworks: true},
+			Bridge: bridge.New(bridge.Options{Dialer: &netguard.Dialer{AllowPrivate: true}, Timeout: 2 * time.Second,
+				Attempts: 1})})
+		for _, c := range []struct{ mode, code string }{
+			{"endless", bridge.CodeTooLarge}, {"huge", bridge.CodeTooLarge},
+			{"shape", bridge.CodeInvalidResponse}, {"html", bridge.CodeParse},
+		} {
+			mode := c.mode
+			fb.hostile.Store(&mode)
+			tx := "hostile-" + c.mode
+			h.trigger(t, dev, map[string]any{"name": "echo", "to": "mal", "payload": map[string]any{"name": "Ada"}, "transactionId": tx})
+			start := time.Now()
+			drain(t, eng)
+			require.Less(t, time.Since(start), 10*time.Second, "%s: the worker is held no longer than the bounds", c.mode)
+			jobs := h.jobsOf(t, tx)
+			require.Equal(t, "failed", jobs[0]["status"], c.mode)
+			d := lastDetailOf(t, jobs[0])
+			require.Equal(t, "Bridge execution failed", d["detail"], c.mode)
+			require.Contains(t, d["raw"], c.code, c.mode)
+			require.Less(t, len(d["raw"].(string)), 64<<10, "%s: the detail keeps a bounded part of the answer", c.mode)
+		}
+		require.Empty(t, h.feedItems(t, "mal"), "nothing was sent")
+	})
+}
