@@ -244,6 +244,15 @@ var sweepRoutes = []sweepRoute{
 	{pattern: "GET /v2/contexts/{type}/{id}", params: map[string]string{"type": "tenant", "id": "sw"}},
 	{pattern: "PATCH /v2/contexts/{type}/{id}", params: map[string]string{"type": "tenant", "id": "sw"},
 		body: `{"data":{"name":"Sw2","n":[1]}}`},
+	// Outbound webhooks (webhooks_http_test.go makes their fixtures).
+	{pattern: "POST /v2/webhooks/endpoints", bodyEnums: []string{"eventTypes.0"},
+		body: `{"url":"https://hooks.example.com/sw/#N#","eventTypes":["message.sent","workflow.created"],"description":"Sw"}`},
+	{pattern: "GET /v2/webhooks/endpoints"},
+	{pattern: "GET /v2/webhooks/endpoints/{id}", params: map[string]string{"id": "{{webhookEndpoint}}"}},
+	{pattern: "PATCH /v2/webhooks/endpoints/{id}", params: map[string]string{"id": "{{webhookEndpoint}}"}, bodyEnums: []string{"eventTypes.0"},
+		body: `{"url":"https://hooks.example.com/sw-patched","eventTypes":["message.read"],"description":"Sw2","disabled":false}`},
+	{pattern: "POST /v2/webhooks/endpoints/{id}/rotate-secret", params: map[string]string{"id": "{{webhookEndpoint}}"}},
+	{pattern: "GET /v2/webhooks/endpoints/{id}/deliveries", params: map[string]string{"id": "{{webhookEndpoint}}"}},
 
 	// Destructive routes last, on victims of their own.
 	{pattern: "DELETE /v1/subscribers/{subscriberId}/credentials/{providerId}",
@@ -263,6 +272,7 @@ var sweepRoutes = []sweepRoute{
 	{pattern: "POST /v1/inbox/notifications/delete", body: `{"tags":["t"],"data":"{\"k\":1}"}`},
 	{pattern: "DELETE /v2/subscribers/{subscriberId}", params: map[string]string{"subscriberId": "sw-victim"}},
 	{pattern: "DELETE /v1/environment-variables/{key}", params: map[string]string{"key": "SW_DOOMED"}},
+	{pattern: "DELETE /v2/webhooks/endpoints/{id}", params: map[string]string{"id": "{{doomedWebhookEndpoint}}"}},
 	{pattern: "DELETE /v2/contexts/{type}/{id}", params: map[string]string{"type": "tenant", "id": "sw-doomed"}},
 
 	{pattern: "POST /v1/subscribers/bulk",

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/herald-notify/herald/internal/id"
@@ -94,7 +95,8 @@ func readWebhookTypes(o *object) *[]string {
 	out := []string{}
 	for i, t := range types {
 		if !webhooks.ValidType(t) {
-			o.errs.add(o.prefix+"eventTypes."+strconv.Itoa(i), "is not an event type (message.sent, workflow.created, …)", t)
+			o.fail("eventTypes", "item "+strconv.Itoa(i)+" ("+strconv.Quote(t)+") is not an event type: one of "+
+				strings.Join(webhooks.Types, ", "), raw)
 			return nil
 		}
 		if !slices.Contains(out, t) {
@@ -227,7 +229,7 @@ func (s *Server) webhookEndpointDelete(w http.ResponseWriter, r *http.Request) e
 		return webhookNotFound(err)
 	}
 	s.webhooks.Changed(scope.EnvironmentID)
-	w.WriteHeader(http.StatusNoContent)
+	writeNoContent(w)
 	return nil
 }
 
