@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -22,6 +25,8 @@ func backupCommand(cfg *config.Config, stdout io.Writer) *cli.Command {
 			&cli.StringFlag{Name: "out", Required: true, Usage: "the backup file to write (refused when it exists)"},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
+			ctx, stop := interruptible(ctx)
+			defer stop()
 			b, err := backup.Create(ctx, *cfg, c.String("out"), version)
 			if err != nil {
 				return err
@@ -48,6 +53,8 @@ func restoreCommand(cfg *config.Config, stdout io.Writer) *cli.Command {
 			&cli.StringFlag{Name: "from", Required: true, Usage: "the backup file"},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
+			ctx, stop := interruptible(ctx)
+			defer stop()
 			r, err := backup.Restore(ctx, *cfg, c.String("from"))
 			if err != nil {
 				return err
@@ -62,4 +69,10 @@ func restoreCommand(cfg *config.Config, stdout io.Writer) *cli.Command {
 			return nil
 		},
 	}
+}
+
+// interruptible ends ctx at SIGINT or SIGTERM, so that an interrupted
+// backup or restore removes its temporary files before it exits.
+func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 }

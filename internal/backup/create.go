@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -58,6 +59,8 @@ func Create(ctx context.Context, cfg config.Config, out, heraldVersion string) (
 		return Created{}, err
 	}
 
+	// As of the start of the snapshot: it holds every commit before it.
+	createdAt := time.Now().UTC().Truncate(time.Millisecond)
 	work, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-")
 	if err != nil {
 		return Created{}, fmt.Errorf("backup: %w", err)
@@ -76,10 +79,12 @@ func Create(ctx context.Context, cfg config.Config, out, heraldVersion string) (
 		return Created{}, fmt.Errorf("backup: %w", err)
 	}
 
-	m := Manifest{HeraldVersion: heraldVersion, CreatedAt: time.Now().UTC().Truncate(time.Millisecond), Dialect: "sqlite",
-		SchemaVersion: snap.SchemaVersion}
+	m := Manifest{HeraldVersion: heraldVersion, CreatedAt: createdAt, Dialect: "sqlite", SchemaVersion: snap.SchemaVersion}
 	archive := filepath.Join(work, "archive")
-	if err := writeSynced(archive, func(w *bufio.Writer) error { return Pack(w, &m, snapPath, sec) }); err != nil {
+	if err := writeSynced(archive, func(w *bufio.Writer) error { return Pack(ctxWriter{ctx, w}, &m, snapPath, sec) }); err != nil {
+		if ctx.Err() != nil {
+			return Created{}, fmt.Errorf("backup: interrupted, nothing written: %w", ctx.Err())
+		}
 		return Created{}, err
 	}
 	if err := publish(archive, out); err != nil {
@@ -179,4 +184,30 @@ func syncDir(dir string) error {
 		return fmt.Errorf("backup: syncing %s: %w", dir, err)
 	}
 	return nil
+}
+
+// ctxWriter and ctxReader stop a copy once ctx ends (an interrupted
+// command): the temporary files are then removed.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
+}
+
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }

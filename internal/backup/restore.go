@@ -63,7 +63,10 @@ func Restore(ctx context.Context, cfg config.Config, from string) (Restored, err
 		return Restored{}, fmt.Errorf("restore: %w", err)
 	}
 	defer os.RemoveAll(work) // gone by then when it became the data directory
-	m, err := Unpack(f, work)
+	m, err := Unpack(ctxReader{ctx, f}, work)
+	if ctx.Err() != nil {
+		return Restored{}, fmt.Errorf("restore: interrupted, nothing restored: %w", ctx.Err())
+	}
 	if err != nil {
 		return Restored{}, fmt.Errorf("restore: %s: %w", from, err)
 	}
