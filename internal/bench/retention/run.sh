@@ -77,8 +77,10 @@ run() {
        -H 'Content-Type: application/json' -d '{"name":"retention-probe","to":"probe"}'
    done) >"$dir/$name.probe" &
   local prober=$!
+  date +%s.%N >"$dir/$name.window"
   # shellcheck disable=SC2086 # LOAD_FLAGS is a list of flags
   "$bin" bench --url $base --duration "${dur}s" --pid $pid ${LOAD_FLAGS:---feed-duration 5s} >"$dir/$name.txt"
+  date +%s.%N >>"$dir/$name.window"
   touch "$dir/stop"; wait $prober
 }
 value() { awk -F'  +' -v k="$2" '$1 == k {print $2}' "$dir/$1.txt"; }
@@ -106,9 +108,14 @@ for name in baseline purge; do
     "$(value $name 'triggers accepted/s')" "$(value $name 'delivered messages/s')" "$(value $name 'trigger answer')" "$(probe $name)"
   grep -E "^(wrong|errors)" "$dir/$name.txt" | tr -s ' ' | paste -sd ';' -
 done
-# The purge ran from the last reading of 0 to the first of all (within 0.25 s each).
-awk -v n="$n" -v store="$store" '$2 + 0 == 0 { start = $1 } $2 + 0 >= n && !end { end = $1 }
-  END { printf "%s: purged %d in-app messages in %.1f s: %.0f rows/s\n", store, n, end - start, n / (end - start) }' "$dir/purge.metrics"
+# The purge ran from the last reading of 0 to the first of all (within 0.25 s each); during the
+# bench (its subscribers, triggers and feed reads) it deleted what the readings closest to the
+# bench's start and end say.
+awk -v n="$n" -v store="$store" -v from="$(head -1 "$dir/purge.window")" -v to="$(tail -1 "$dir/purge.window")" '
+  $2 + 0 == 0 { start = $1 } $2 + 0 >= n && !end { end = $1 }
+  $1 <= from { a = $2 + 0 } $1 <= to { b = $2 + 0 }
+  END { printf "%s: purged %d in-app messages in %.1f s: %.0f rows/s; during the bench (%.0f s) %d: %.0f rows/s\n",
+    store, n, end - start, n / (end - start), to - from, b - a, (b - a) / (to - from) }' "$dir/purge.metrics"
 printf '%s: during the purge / baseline: trigger answer p99 %.2f, delivered messages/s %.2f\n' "$store" \
   "$(echo "$(p99 purge) / $(p99 baseline)" | bc -l)" \
   "$(echo "$(value purge 'delivered messages/s' | tr -d ,) / $(value baseline 'delivered messages/s' | tr -d ,)" | bc -l)"
