@@ -161,17 +161,18 @@ func bridgeSubscriber(s store.Subscriber) json.RawMessage {
 func (e *Engine) bridgeState(ctx context.Context, c store.Claimed) ([]bridge.StepState, error) {
 	var state []bridge.StepState
 	err := e.earlierSteps(ctx, c, true, func(key string, res store.StepResult) {
-		outputs, _ := json.Marshal(bridgeOutputs(res, c.Notification))
+		outputs, _ := json.Marshal(bridgeOutputs(res, c.Notification, e.now()))
 		state = append(state, bridge.StepState{StepID: key, Outputs: outputs, Status: res.Status})
 	})
 	return state, err
 }
 
 // bridgeOutputs is an earlier step's result as the framework's result
-// schema of its type has it. A digest's events carry no id or time of
-// their own in Herald's digest metadata: each gets the digest's
-// notification id with its index, and that notification's time.
-func bridgeOutputs(r store.StepResult, n store.Notification) map[string]any {
+// schema of its type has it, now: a delay's duration is the milliseconds
+// since its job was created, as Novu computes it. A digest's events carry
+// no id or time of their own in Herald's digest metadata: each gets the
+// digest's notification id with its index, and that notification's time.
+func bridgeOutputs(r store.StepResult, n store.Notification, now time.Time) map[string]any {
 	switch r.Type {
 	case "in_app":
 		return stepOutput(r)
@@ -187,11 +188,10 @@ func bridgeOutputs(r store.StepResult, n store.Notification) map[string]any {
 		}
 		return map[string]any{"events": events, "eventCount": len(events)}
 	case "delay":
-		out := map[string]any{"duration": 0}
-		if m, ok := decodeJSON(r.Output, nil).(map[string]any); ok && m["duration"] != nil {
-			out["duration"] = m["duration"]
+		if r.CreatedAt.IsZero() {
+			return map[string]any{"duration": 0}
 		}
-		return out
+		return map[string]any{"duration": max(0, now.Sub(r.CreatedAt).Milliseconds())}
 	case "email", "sms", "chat", "push":
 		return map[string]any{}
 	}

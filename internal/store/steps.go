@@ -17,6 +17,8 @@ type StepResult struct {
 	Digest JSON
 	// Message is an in-app step's message as it is now (nil: none).
 	Message *MessageState
+	// CreatedAt is when the step's job was created.
+	CreatedAt time.Time
 }
 
 // MessageState is an in-app message's seen and read state.

@@ -11,7 +11,7 @@ import (
 // StepResults implements store.Steps: one read of the notification's
 // earlier jobs, each in-app job with its message as it is now.
 func (db *DB) StepResults(ctx context.Context, scope store.Scope, notificationID string, before int) ([]store.StepResult, error) {
-	rows, err := db.r.QueryContext(ctx, "SELECT j.step_id, j.type, j.status, j.output, j.digest,"+
+	rows, err := db.r.QueryContext(ctx, "SELECT j.step_id, j.type, j.status, j.output, j.digest, j.created_at,"+
 		" m.seen, m.read, m.last_seen_at, m.last_read_at"+
 		" FROM jobs j LEFT JOIN messages m ON m.job_id = j.id AND j.type = 'in_app' AND m.channel = 'in_app'"+
 		" WHERE j.notification_id = $1 AND j.environment_id = $2 AND j.step_index < $3 ORDER BY j.step_index",
@@ -21,9 +21,11 @@ func (db *DB) StepResults(ctx context.Context, scope store.Scope, notificationID
 		var output, digest sql.NullString
 		var seen, read sql.NullBool
 		var lastSeen, lastRead sql.NullInt64
-		if err := r.Scan(&s.StepID, &s.Type, &s.Status, &output, &digest, &seen, &read, &lastSeen, &lastRead); err != nil {
+		var created int64
+		if err := r.Scan(&s.StepID, &s.Type, &s.Status, &output, &digest, &created, &seen, &read, &lastSeen, &lastRead); err != nil {
 			return s, err
 		}
+		s.CreatedAt = fromMS(created)
 		if output.Valid {
 			s.Output = store.JSON(output.String)
 		}
