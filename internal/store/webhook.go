@@ -149,10 +149,11 @@ type WebhookQueue struct {
 }
 
 // WebhookMessagesChangedParams selects the messages one change wrote at
-// At (every change writes its time as their updated_at): those of IDs
-// (deleted ones included; of SubscriberID when set), or the undeleted in-app messages of a
-// subscriber (its _id), or the undeleted messages of a transaction. A zero
-// At selects them as they are, before a change.
+// At (every change writes its time as their updated_at): those of IDs (of
+// SubscriberID when set; deleted ones included), or the in-app messages of
+// a subscriber (its _id), or the messages of a transaction. A zero At
+// selects the undeleted ones as they are, before a change or after their
+// creation.
 type WebhookMessagesChangedParams struct {
 	Scope
 	IDs           []string

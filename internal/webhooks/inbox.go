@@ -100,7 +100,8 @@ func (s *Service) emitInbox(ctx context.Context, changes []store.InboxChange) {
 		ids := byEnv[env]
 		for start := 0; start < len(ids); start += inboxBatch {
 			chunk := ids[start:min(start+inboxBatch, len(ids))]
-			msgs, err := s.o.Store.InboxMessagesByID(ctx, env, chunk)
+			msgs, err := s.o.Store.WebhookMessagesChanged(ctx, &store.WebhookMessagesChangedParams{
+				Scope: store.Scope{EnvironmentID: env}, IDs: chunk})
 			if err != nil {
 				s.log.Error("webhooks: reading new in-app messages; their events lost", "err", err, "count", len(chunk))
 				continue

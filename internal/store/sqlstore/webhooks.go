@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/herald-notify/herald/internal/id"
 	"github.com/herald-notify/herald/internal/store"
@@ -265,10 +267,13 @@ func (db *DB) webhookEndpointsByID(ctx context.Context, ids []string) (map[strin
 
 // WebhookMessagesChanged implements store.Webhooks. Only the ids' look-up
 // reads deleted messages (by primary key): the others go through the
-// indexes of undeleted messages.
+// indexes of undeleted messages (a subscriber's feed, a transaction's).
+// environment_id is kept off the index choice where another column leads
+// (SQLite would walk the environment's messages), and the order is made
+// here: an ORDER BY created_at would choose the environment's index too.
 func (db *DB) WebhookMessagesChanged(ctx context.Context, p *store.WebhookMessagesChangedParams) ([]store.Message, error) {
-	base := func(a *args) string {
-		where := "environment_id = " + a.add(p.EnvironmentID)
+	base := func(a *args, env string) string {
+		where := env + " = " + a.add(p.EnvironmentID)
 		if !p.At.IsZero() {
 			where += " AND updated_at = " + a.add(ms(p.At))
 		}
@@ -276,17 +281,18 @@ func (db *DB) WebhookMessagesChanged(ctx context.Context, p *store.WebhookMessag
 	}
 	var out []store.Message
 	read := func(a args, where string) error {
-		rows, err := db.r.QueryContext(ctx, "SELECT "+messageCols+" FROM messages WHERE "+where+" ORDER BY created_at, id", a...)
+		rows, err := db.r.QueryContext(ctx, "SELECT "+messageCols+" FROM messages WHERE "+where, a...)
 		ms, err := scanAll(rows, err, scanMessage)
 		out = append(out, ms...)
 		return err
 	}
+	byID := db.d.unindexed + "environment_id"
 	var err error
 	switch {
 	case len(p.IDs) > 0:
 		for start := 0; start < len(p.IDs) && err == nil; start += webhookIDsPerRead {
 			var a args
-			where := base(&a) + " AND id IN (" + a.list(p.IDs[start:min(start+webhookIDsPerRead, len(p.IDs))]) + ")"
+			where := base(&a, byID) + " AND id IN (" + a.list(p.IDs[start:min(start+webhookIDsPerRead, len(p.IDs))]) + ")"
 			if p.SubscriberID != "" {
 				where += " AND subscriber_id = " + a.add(p.SubscriberID)
 			}
@@ -297,16 +303,22 @@ func (db *DB) WebhookMessagesChanged(ctx context.Context, p *store.WebhookMessag
 		}
 	case p.SubscriberID != "":
 		var a args
-		where := base(&a) + " AND subscriber_id = " + a.add(p.SubscriberID) + " AND channel = 'in_app' AND deleted = false"
+		where := base(&a, byID) + " AND subscriber_id = " + a.add(p.SubscriberID) + " AND channel = 'in_app' AND deleted = false"
 		err = read(a, where)
 	case p.TransactionID != "":
 		var a args
-		where := base(&a) + " AND transaction_id = " + a.add(p.TransactionID) + " AND deleted = false"
+		where := base(&a, "environment_id") + " AND transaction_id = " + a.add(p.TransactionID) + " AND deleted = false"
 		err = read(a, where)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: the messages of a change: %w", err)
 	}
+	slices.SortFunc(out, func(x, y store.Message) int {
+		if c := x.CreatedAt.Compare(y.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(x.ID, y.ID)
+	})
 	return out, nil
 }
 
