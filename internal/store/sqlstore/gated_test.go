@@ -27,6 +27,7 @@ var readOnly = []string{
 	"EnvironmentVariableGet", "EnvironmentVariableList", "EnvironmentVariableValues", "ContextGet", "ContextList",
 	"StepResults",
 	"UserGetByEmail", "UserList", "UserSessionGet", // the dashboard's accounts (users_gated_test.go has their writes)
+	"Snapshot", // a read transaction; it writes a new file, not the database (backup.go)
 }
 
 // notData are the store's methods that touch no tenant data, and why.
