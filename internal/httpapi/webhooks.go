@@ -162,6 +162,7 @@ func (s *Server) webhookEndpointCreate(w http.ResponseWriter, r *http.Request) e
 		return err
 	}
 	s.webhooks.Changed(p.EnvironmentID)
+	secretAnswer(w)
 	s.writeJSON(w, http.StatusCreated, webhookEndpointOut(e, false))
 	return nil
 }
@@ -190,6 +191,7 @@ func (s *Server) webhookEndpointGet(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return webhookNotFound(err)
 	}
+	secretAnswer(w)
 	s.writeJSON(w, http.StatusOK, webhookEndpointOut(e, false))
 	return nil
 }
@@ -214,6 +216,7 @@ func (s *Server) webhookEndpointPatch(w http.ResponseWriter, r *http.Request) er
 		return webhookNotFound(err)
 	}
 	s.webhooks.Changed(p.EnvironmentID)
+	secretAnswer(w)
 	s.writeJSON(w, http.StatusOK, webhookEndpointOut(e, false))
 	return nil
 }
@@ -246,6 +249,7 @@ func (s *Server) webhookSecretRotate(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return webhookNotFound(err)
 	}
+	secretAnswer(w)
 	s.writeJSON(w, http.StatusOK, webhookEndpointOut(e, false))
 	return nil
 }

@@ -60,10 +60,21 @@ func TestWebhookEndpointsAPI(t *testing.T) {
 		empty := h.createWebhookEndpoint(t, dev, map[string]any{"url": "https://a.example.com/", "eventTypes": []any{}, "description": nil})
 		require.Equal(t, []any{}, empty["eventTypes"])
 
-		// The secret is sealed at rest.
+		// The secret is sealed at rest, in the endpoint and in a stored
+		// idempotent answer alike; the replay shows it.
 		var stored string
 		require.NoError(t, h.DB.Reader().QueryRow("SELECT secret FROM webhook_endpoints WHERE id = $1", first["id"]).Scan(&stored))
 		require.NotContains(t, stored, strings.TrimPrefix(secret, "whsec_"))
+		idem := map[string]string{"idempotency-key": "wh-create"}
+		once := h.call(t, dev, "POST", webhookEndpointsPath, map[string]any{"url": "https://idem.example.com/h"}, idem)
+		require.Equal(t, http.StatusCreated, once.Status, "%s", once.Raw)
+		again := h.call(t, dev, "POST", webhookEndpointsPath, map[string]any{"url": "https://idem.example.com/h"}, idem)
+		require.Equal(t, "true", again.Header.Get("Idempotency-Replay"))
+		require.Equal(t, once.Object(t), again.Object(t))
+		idemSecret := strings.TrimPrefix(once.Object(t)["secret"].(string), "whsec_")
+		require.Zero(t, h.count(t, "SELECT count(*) FROM idempotency_keys WHERE body LIKE '%"+idemSecret[:16]+"%'"))
+		require.Equal(t, 1, h.count(t, "SELECT count(*) FROM idempotency_keys WHERE idem_key = 'wh-create' AND body LIKE 'sealed:%'"))
+		require.Equal(t, http.StatusNoContent, h.call(t, dev, "DELETE", webhookEndpointsPath+"/"+once.Object(t)["id"].(string), nil, nil).Status)
 
 		for _, tc := range []struct {
 			name  string
