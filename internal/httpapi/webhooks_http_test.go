@@ -72,8 +72,10 @@ func TestWebhookEndpointsAPI(t *testing.T) {
 		require.Equal(t, "true", again.Header.Get("Idempotency-Replay"))
 		require.Equal(t, once.Object(t), again.Object(t))
 		idemSecret := strings.TrimPrefix(once.Object(t)["secret"].(string), "whsec_")
-		require.Zero(t, h.count(t, "SELECT count(*) FROM idempotency_keys WHERE body LIKE '%"+idemSecret[:16]+"%'"))
-		require.Equal(t, 1, h.count(t, "SELECT count(*) FROM idempotency_keys WHERE idem_key = 'wh-create' AND body LIKE 'sealed:%'"))
+		var kept []byte
+		require.NoError(t, h.DB.Reader().QueryRow("SELECT body FROM idempotency_keys WHERE idem_key = 'wh-create'").Scan(&kept))
+		require.True(t, strings.HasPrefix(string(kept), "sealed:"), "%.40q", kept)
+		require.NotContains(t, string(kept), idemSecret)
 		require.Equal(t, http.StatusNoContent, h.call(t, dev, "DELETE", webhookEndpointsPath+"/"+once.Object(t)["id"].(string), nil, nil).Status)
 
 		for _, tc := range []struct {
