@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/herald-notify/herald/internal/store"
 )
@@ -61,7 +60,7 @@ func (db *DB) MessageBulkLoad(ctx context.Context, msgs []store.Message) error {
 // open on conn.
 func copyMessages(ctx context.Context, conn *sql.Conn, msgs []store.Message) error {
 	return conn.Raw(func(driverConn any) error {
-		c, ok := driverConn.(*stdlib.Conn)
+		c, ok := pgxConn(driverConn)
 		if !ok {
 			return fmt.Errorf("unexpected driver connection %T", driverConn)
 		}

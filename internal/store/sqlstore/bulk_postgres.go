@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/herald-notify/herald/internal/store"
 )
@@ -21,7 +20,7 @@ func (db *DB) bulkLoadPostgres(ctx context.Context, subs []store.Subscriber) err
 	}
 	err := db.withWriter(ctx, func(conn *sql.Conn) error {
 		return conn.Raw(func(driverConn any) error {
-			c, ok := driverConn.(*stdlib.Conn)
+			c, ok := pgxConn(driverConn)
 			if !ok {
 				return fmt.Errorf("unexpected driver connection %T", driverConn)
 			}

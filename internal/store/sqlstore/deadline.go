@@ -132,6 +132,18 @@ func connectionFailed(err error) bool {
 	return pgconn.Timeout(err)
 }
 
+// pgxConn is the pgx connection under a driver connection of the pool
+// (sql.Conn.Raw), for what database/sql cannot say (COPY).
+func pgxConn(driverConn any) (*stdlib.Conn, bool) {
+	switch c := driverConn.(type) {
+	case *limitedConn:
+		return c.Conn, true
+	case *stdlib.Conn:
+		return c, true
+	}
+	return nil, false
+}
+
 // limitedConn is a pgx connection of the pool with pgLimits on every
 // operation that waits for the server.
 type limitedConn struct {
