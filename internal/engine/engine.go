@@ -194,10 +194,14 @@ func (e *Engine) Run(ctx context.Context) {
 		defer wg.Done()
 		e.maintainLoop(ctx)
 	}()
-	wg.Add(1)
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		e.snoozeLoop(ctx)
+	}()
+	go func() {
+		defer wg.Done()
+		e.deliveryEventsLoop(ctx)
 	}()
 	if e.o.Listen != nil {
 		wg.Add(1)

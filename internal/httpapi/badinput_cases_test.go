@@ -253,6 +253,11 @@ var sweepRoutes = []sweepRoute{
 		body: `{"url":"https://hooks.example.com/sw-patched","eventTypes":["message.read"],"description":"Sw2","disabled":false}`},
 	{pattern: "POST /v2/webhooks/endpoints/{id}/rotate-secret", params: map[string]string{"id": "{{webhookEndpoint}}"}},
 	{pattern: "GET /v2/webhooks/endpoints/{id}/deliveries", params: map[string]string{"id": "{{webhookEndpoint}}"}},
+	// Providers' delivery events (inbound_webhooks_sweep_test.go makes the integration; its events match no message).
+	{pattern: "POST /v2/inbound-webhooks/delivery-providers/{environmentId}/{integrationId}",
+		params: map[string]string{"environmentId": "{{environmentId}}", "integrationId": "{{inboundIntegration}}"},
+		body: `[{"event":"delivered","sg_event_id":"sw-#N#","sg_message_id":"sw.filter0001","timestamp":1924873766,` +
+			`"heraldMessageId":"000000000000000000000000","reason":"250 OK","category":["a","b"]}]`},
 
 	// Destructive routes last, on victims of their own.
 	{pattern: "DELETE /v1/subscribers/{subscriberId}/credentials/{providerId}",

@@ -142,6 +142,7 @@ func sweepFixtures(t *testing.T, h *harness) map[string]string {
 	environmentSweepFixtures(t, h, vars)
 	envCtxSweepFixtures(t, h, vars)
 	webhookSweepFixtures(t, h, vars)
+	inboundSweepFixtures(t, h, vars)
 	next, _ := h.call(t, dev, "GET", "/v2/subscribers?limit=1", nil, nil).Object(t)["next"].(string)
 	vars["cursor"] = next
 	vars["appIdentifier"], _ = h.call(t, dev, "GET", "/v1/environments/me", nil, nil).Object(t)["identifier"].(string)

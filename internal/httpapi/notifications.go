@@ -24,6 +24,8 @@ type executionDetailJSON struct {
 	ProviderID string  `json:"providerId,omitempty"`
 	Raw        *string `json:"raw"`
 	Source     string  `json:"source"`
+	// WebhookStatus is a provider's delivery event's status (source Webhook).
+	WebhookStatus string `json:"webhookStatus,omitempty"`
 }
 
 type jobStepJSON struct {
@@ -135,7 +137,7 @@ func eventOut(d store.NotificationDetail) eventJSON {
 		for _, ed := range d.Details[j.ID] {
 			js.ExecutionDetails = append(js.ExecutionDetails, executionDetailJSON{
 				ID: ed.ID, CreatedAt: formatTime(ed.CreatedAt), Status: ed.Status, Detail: ed.Detail, IsRetry: ed.IsRetry,
-				IsTest: ed.IsTest, ProviderID: ed.ProviderID, Raw: ed.Raw, Source: ed.Source,
+				IsTest: ed.IsTest, ProviderID: ed.ProviderID, Raw: ed.Raw, Source: ed.Source, WebhookStatus: ed.WebhookStatus,
 			})
 		}
 		out.Jobs = append(out.Jobs, js)

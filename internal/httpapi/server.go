@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/herald-notify/herald/internal/bridge"
+	"github.com/herald-notify/herald/internal/deliveryevents"
 	"github.com/herald-notify/herald/internal/logctx"
 	"github.com/herald-notify/herald/internal/metrics"
 	"github.com/herald-notify/herald/internal/provider"
@@ -98,6 +99,8 @@ type Server struct {
 	metrics          *metrics.Metrics
 	metricsToken     []byte
 	webhooks         *webhooks.Service
+	// deliveryEvents records the events providers post (inbound_webhooks.go).
+	deliveryEvents *deliveryevents.Recorder
 }
 
 // maxBody is the largest request body accepted.
@@ -135,6 +138,11 @@ func New(o Options) *Server {
 	}
 	if o.RateLimit > 0 {
 		s.limiter = newRateLimiter(o.RateLimit, s.now)
+	}
+	s.deliveryEvents = deliveryevents.NewRecorder(deliveryevents.RecorderOptions{Store: o.Store, Webhooks: s.webhooks,
+		Metrics: o.Metrics, Logger: s.log, Now: s.now})
+	if o.Store != nil {
+		s.metrics.DeliveryEventQueue(o.Store.DeliveryEventsQueued, s.log)
 	}
 	if o.AuthFailureLimit > 0 {
 		s.authLimit = newAuthLimiter(o.AuthFailureLimit, s.now, s.log)
@@ -334,6 +342,9 @@ func (s *Server) routes() {
 	s.handle("DELETE /v2/webhooks/endpoints/{id}", authenticated, s.webhookEndpointDelete)
 	s.handle("POST /v2/webhooks/endpoints/{id}/rotate-secret", authenticated, s.webhookSecretRotate)
 	s.handle("GET /v2/webhooks/endpoints/{id}/deliveries", authenticated, s.webhookDeliveries)
+
+	// Providers' delivery events (inbound_webhooks.go): the provider's signature authenticates.
+	s.handle("POST /v2/inbound-webhooks/delivery-providers/{environmentId}/{integrationId}", public, s.inboundDeliveryEvents)
 
 	s.handle("GET /socket.io/", public, s.socketIO)
 	s.handle("GET /socket.io", public, s.socketIO)

@@ -43,6 +43,8 @@ type Metrics struct {
 	jobLatency   *prometheus.HistogramVec
 	jobsFinished *prometheus.CounterVec
 	webhooks     *prometheus.CounterVec // webhooks.go
+	// deliveryEvents and deliveryPosts: delivery_events.go.
+	deliveryEvents, deliveryPosts *prometheus.CounterVec
 }
 
 // Unmatched is the route label of requests no route matches: the raw path
@@ -86,7 +88,8 @@ func New(o Options) *Metrics {
 		}, []string{"type", "status"}),
 		webhooks: newWebhookCounter(),
 	}
-	m.reg.MustRegister(m.httpDuration, m.messages, m.jobLatency, m.jobsFinished, m.webhooks,
+	m.deliveryEvents, m.deliveryPosts = newDeliveryEventCounters()
+	m.reg.MustRegister(m.httpDuration, m.messages, m.jobLatency, m.jobsFinished, m.webhooks, m.deliveryEvents, m.deliveryPosts,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	for name, db := range o.Pools {
 		m.reg.MustRegister(collectors.NewDBStatsCollector(db, name))

@@ -59,6 +59,9 @@ type Message struct {
 	SnoozedUntil *time.Time
 	// Severity is its workflow's severity when it was created ("" is none).
 	Severity string
+	// DeliveredAt is the provider's time of a recorded `delivered` event
+	// (nil: none; the message counts as delivered when created).
+	DeliveredAt *time.Time
 }
 
 // Message statuses of provider deliveries.

@@ -169,6 +169,9 @@ type ExecutionDetail struct {
 	ProviderID     string
 	Raw            *string
 	CreatedAt      time.Time
+	// WebhookStatus is the provider's status of a detail recorded from a
+	// delivery event (source Webhook; "" for the others).
+	WebhookStatus string
 }
 
 // Recipient is one addressee of a trigger: an existing subscriberId, or

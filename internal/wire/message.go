@@ -119,11 +119,17 @@ func inboxOf(m *store.Message, sub *store.Subscriber) inbox {
 
 type delivery struct {
 	// DeliveredAt: a message is delivered when it is created (the end of a
-	// snooze creates it anew).
+	// snooze creates it anew), unless its provider said when it delivered
+	// it (a recorded `delivered` event).
 	DeliveredAt []string `json:"deliveredAt"`
 }
 
-func deliveryOf(m *store.Message) delivery { return delivery{DeliveredAt: []string{Time(m.CreatedAt)}} }
+func deliveryOf(m *store.Message) delivery {
+	if m.DeliveredAt != nil {
+		return delivery{DeliveredAt: []string{Time(*m.DeliveredAt)}}
+	}
+	return delivery{DeliveredAt: []string{Time(m.CreatedAt)}}
+}
 
 type lastRead struct {
 	LastReadDate *string `json:"lastReadDate"`

@@ -159,7 +159,7 @@ func insertMessagesChunked(ctx context.Context, q querier, msgs []*store.Message
 // messageTypes are the PostgreSQL column types of messageCols.
 var messageTypes = []string{"TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT",
 	"TEXT", "TEXT", "TEXT", "TEXT", "JSONB", "TEXT", "TEXT", "TEXT", "TEXT", "BOOLEAN", "BOOLEAN", "BOOLEAN", "BIGINT", "BIGINT",
-	"BOOLEAN", "BIGINT", "BIGINT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "BIGINT", "BIGINT", "BIGINT", "TEXT"}
+	"BOOLEAN", "BIGINT", "BIGINT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "BIGINT", "BIGINT", "BIGINT", "TEXT", "BIGINT"}
 
 // changeStatePostgres is dialect.changeState in one statement that locks
 // the rows (in one order), changes them and returns their codes from

@@ -25,7 +25,7 @@ var readOnly = []string{
 	"TranslationGet", "TranslationLocales", "TranslationListLocale", "TranslationDefaultLocale", "TranslationSetFor",
 	"EnvironmentResources", "WorkflowTags",
 	"EnvironmentVariableGet", "EnvironmentVariableList", "EnvironmentVariableValues", "ContextGet", "ContextList",
-	"StepResults",
+	"StepResults", "DeliveryEventsQueued",
 	"UserGetByEmail", "UserList", "UserSessionGet", // the dashboard's accounts (users_gated_test.go has their writes)
 	"Snapshot", // a read transaction; it writes a new file, not the database (backup.go)
 }
@@ -60,6 +60,7 @@ func TestEveryWriteTakesTheGate(t *testing.T) {
 	writes := f.writes()
 	maps.Copy(writes, f.layoutWrites())
 	maps.Copy(writes, f.userWrites())
+	maps.Copy(writes, f.deliveryEventWrites())
 
 	kinds := map[string]string{}
 	for name := range writes {

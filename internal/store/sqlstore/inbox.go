@@ -16,19 +16,20 @@ import (
 const messageCols = "id, organization_id, environment_id, notification_id, job_id, subscriber_id, workflow_id," +
 	" template_identifier, transaction_id, channel, provider_id, content, subject, avatar, cta, actor, payload, data, tags," +
 	" overrides, status, read, seen, archived, last_read_at, last_seen_at, deleted, created_at, updated_at," +
-	" target, integration_id, provider_message_id, error_text, delivery, first_seen_at, archived_at, snoozed_until, severity"
+	" target, integration_id, provider_message_id, error_text, delivery, first_seen_at, archived_at, snoozed_until, severity," +
+	" delivered_at"
 
 func scanMessage(row interface{ Scan(...any) error }) (store.Message, error) {
 	var m store.Message
 	var cta, payload, overrides string
 	var actor, data, tags, integration, providerMessage, errorText, delivery sql.NullString
-	var lastRead, lastSeen, firstSeen, archivedAt, snoozedUntil sql.NullInt64
+	var lastRead, lastSeen, firstSeen, archivedAt, snoozedUntil, deliveredAt sql.NullInt64
 	var created, updated int64
 	err := row.Scan(&m.ID, &m.OrganizationID, &m.EnvironmentID, &m.NotificationID, &m.JobID, &m.SubscriberID,
 		&m.WorkflowID, &m.TemplateIdentifier, &m.TransactionID, &m.Channel, &m.ProviderID, &m.Content, &m.Subject,
 		&m.Avatar, &cta, &actor, &payload, &data, &tags, &overrides, &m.Status, &m.Read, &m.Seen, &m.Archived,
 		&lastRead, &lastSeen, &m.Deleted, &created, &updated, &m.Target, &integration, &providerMessage, &errorText,
-		&delivery, &firstSeen, &archivedAt, &snoozedUntil, &m.Severity)
+		&delivery, &firstSeen, &archivedAt, &snoozedUntil, &m.Severity, &deliveredAt)
 	if err != nil {
 		return m, notFound(err)
 	}
@@ -50,6 +51,7 @@ func scanMessage(row interface{ Scan(...any) error }) (store.Message, error) {
 	}
 	m.LastReadAt, m.LastSeenAt = fromNullMS(lastRead), fromNullMS(lastSeen)
 	m.FirstSeenAt, m.ArchivedAt, m.SnoozedUntil = fromNullMS(firstSeen), fromNullMS(archivedAt), fromNullMS(snoozedUntil)
+	m.DeliveredAt = fromNullMS(deliveredAt)
 	m.CreatedAt, m.UpdatedAt = fromMS(created), fromMS(updated)
 	return m, nil
 }
@@ -72,7 +74,7 @@ func messageValues(m *store.Message) []any {
 		orJSON(m.Overrides, "{}"), m.Status, m.Read, m.Seen, m.Archived, nullMS(m.LastReadAt), nullMS(m.LastSeenAt),
 		m.Deleted, ms(m.CreatedAt), ms(m.UpdatedAt), m.Target, nullString(m.IntegrationID),
 		nullString(m.ProviderMessageID), nullString(m.ErrorText), nullJSON(m.Delivery), nullMS(m.FirstSeenAt),
-		nullMS(m.ArchivedAt), nullMS(m.SnoozedUntil), severityOr(m.Severity)}
+		nullMS(m.ArchivedAt), nullMS(m.SnoozedUntil), severityOr(m.Severity), nullMS(m.DeliveredAt)}
 }
 
 // severityOr is the stored severity: "none" for "".
@@ -96,7 +98,7 @@ func nullString(s string) any {
 func insertMessage(ctx context.Context, q querier, m *store.Message, counts *pendingCounts) error {
 	res, err := q.ExecContext(ctx, "INSERT INTO messages ("+messageCols+") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,"+
 		" $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32,"+
-		" $33, $34, $35, $36, $37, $38) ON CONFLICT DO NOTHING", messageValues(m)...)
+		" $33, $34, $35, $36, $37, $38, $39) ON CONFLICT DO NOTHING", messageValues(m)...)
 	if err != nil {
 		return err
 	}
@@ -364,7 +366,7 @@ func (db *DB) notificationDetails(ctx context.Context, ns []store.Notification) 
 	}
 	details := map[string][]store.ExecutionDetail{}
 	a = nil
-	rows, err = db.r.QueryContext(ctx, "SELECT "+detailCols+" FROM execution_details WHERE notification_id IN ("+
+	rows, err = db.r.QueryContext(ctx, "SELECT "+detailReadCols+" FROM execution_details WHERE notification_id IN ("+
 		a.list(nIDs)+") ORDER BY created_at, id", a...)
 	if err := eachRow(rows, err, func(r rowScanner) error {
 		d, err := scanDetail(r)

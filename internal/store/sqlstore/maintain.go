@@ -7,7 +7,7 @@ import (
 
 // maintainedTables are the tables whose size and churn the pipeline drives.
 var maintainedTables = []string{"jobs", "notifications", "execution_details", "messages", "subscribers", "transactions",
-	"inbox_counts"}
+	"inbox_counts", "delivery_events"}
 
 // maintainLock is the session advisory lock that lets one process at a time
 // maintain a PostgreSQL database.

@@ -82,13 +82,18 @@ func scanJob(row interface{ Scan(...any) error }) (store.Job, error) {
 
 const detailCols = "id, job_id, notification_id, environment_id, status, source, detail, is_retry, is_test, provider_id, raw, created_at"
 
+// detailReadCols are detailCols and the columns that only some details
+// have, which their writers leave out (webhook_status: delivery events).
+const detailReadCols = detailCols + ", webhook_status"
+
+// scanDetail scans a row of detailReadCols.
 func scanDetail(row interface{ Scan(...any) error }) (store.ExecutionDetail, error) {
 	var d store.ExecutionDetail
-	var provider sql.NullString
+	var provider, webhookStatus sql.NullString
 	var created int64
 	err := row.Scan(&d.ID, &d.JobID, &d.NotificationID, &d.EnvironmentID, &d.Status, &d.Source, &d.Detail, &d.IsRetry,
-		&d.IsTest, &provider, &d.Raw, &created)
-	d.ProviderID, d.CreatedAt = provider.String, fromMS(created)
+		&d.IsTest, &provider, &d.Raw, &created, &webhookStatus)
+	d.ProviderID, d.CreatedAt, d.WebhookStatus = provider.String, fromMS(created), webhookStatus.String
 	return d, notFound(err)
 }
 

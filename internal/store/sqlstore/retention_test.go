@@ -250,6 +250,12 @@ func TestRetentionActivityPurge(t *testing.T) {
 				"the in-app message stays, with its trigger's context keys")
 			_, err := db.NotificationGet(ctx, tn.A, n)
 			require.ErrorIs(t, err, store.ErrNotFound)
+			for keys, want := range map[string]int{"tenant:acme": 1, "": 0, "tenant:other": 0} {
+				page, err := db.InboxList(ctx, &store.InboxListParams{Scope: tn.A, SubscriberID: "sub-" + n,
+					InboxFilter: store.InboxFilter{ContextKeys: &keys}, Limit: 10, Now: now})
+				require.NoError(t, err)
+				require.Len(t, page.Messages, want, "the inbox filters it by its trigger's context keys still (%q)", keys)
+			}
 		}
 		for _, n := range append([]string{fresh, sharedLive}, live[store.JobPending], live[store.JobQueued], live[store.JobRunning],
 			live[store.JobDelayed]) {
