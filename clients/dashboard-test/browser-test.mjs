@@ -137,6 +137,42 @@ try {
   const built = await buildWorkflow(ui, check, { workflowId: "dashboard-built", workflowName: "Dashboard built", subscriberId: "ada" });
   problems.splice(0, Infinity, ...problems.filter((p) => !expectedError(p, "dashboard-built"))); // the refused save's 422
 
+  // A code-first workflow: clients/bridge-app (@novu/framework), synced as
+  // `npx novu sync` does. The list marks it, its page shows the app's steps,
+  // edits a step's control values and previews the step through the app.
+  if (process.env.BRIDGE_URL) {
+    const synced = await api("POST", "/v1/bridge/sync?source=cli", { bridgeUrl: process.env.BRIDGE_URL });
+    check((synced.data || []).some((w) => w.workflowId === "welcome"), "the Framework app's workflows are synced");
+    await page.goto(`${base}/dashboard/#/workflows`);
+    await page.reload(); // the list as it is now, with the synced workflows
+    await page.getByRole("heading", { name: "Workflows" }).waitFor();
+    const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: "Welcome", exact: true }) });
+    await row.waitFor();
+    check(await row.getByText("code-first").isVisible(), "the list marks the synced workflow as code-first");
+    const own = page.getByRole("row").filter({ has: page.getByRole("link", { name: "Dashboard welcome", exact: true }) });
+    check(await own.getByText("dashboard or API").isVisible(), "and the dashboard's own as made here");
+    await row.getByRole("link", { name: "Welcome", exact: true }).click();
+    await page.getByRole("heading", { name: "Welcome", exact: true }).waitFor();
+    check(await page.getByText("Synced from the environment's Novu Framework app").isVisible(), "its page says the steps live in the app's code");
+    check(await page.getByRole("button", { name: "Add step" }).count() === 0, "and offers no step editing beyond the controls");
+    for (const stepId of ["inbox", "follow-up", "text"]) {
+      check(await page.locator("section.step").filter({ hasText: stepId }).count() === 1, `the app's step ${stepId} is shown`);
+    }
+    await page.getByLabel("Control values (JSON)").first().fill('{"subject":"Hello {{payload.name}} from the dashboard"}');
+    await page.getByLabel("Payload (JSON)").first().fill('{"name":"Ada"}');
+    await page.getByRole("button", { name: "Preview" }).first().click();
+    await page.locator(".preview").getByText("Hello Ada from the dashboard").waitFor();
+    check(true, "a step's preview is rendered by the bridge with the controls and payload the page holds");
+    await axe("Code-first workflow");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
+    const after = await api("GET", "/v2/workflows/welcome");
+    check(after.type === "BRIDGE" && after.steps[0].controlValues.subject === "Hello {{payload.name}} from the dashboard",
+      "saved: the step's control values, the workflow still synced");
+  } else {
+    check(false, "BRIDGE_URL is set (internal/e2e TestDashboardChromium starts clients/bridge-app)");
+  }
+
   // The other pages, with real data.
   await subscriber(ui, check, { subscriberId: "ada", message: "Edited: From the test trigger", workflowName: "Dashboard welcome" });
   // The steps firefox-test.mjs runs too (steps.mjs): a topic, integrations

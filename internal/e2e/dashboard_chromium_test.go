@@ -34,10 +34,12 @@ const (
 // and drives /dashboard/ in headless Chromium with
 // clients/dashboard-test/browser-test.mjs: sign-in (wrong, then right),
 // navigation, the environment switch, a step's preview and edit, a test
-// trigger in Activity with its execution details, the other pages, API key
-// masking, sign-out, the 401 and cross-origin 403 of the dashboard's own
-// requests replayed, and axe-core on every page; then firefox-test.mjs
-// runs the same checks in Firefox ESR (the steps both share are in
+// trigger in Activity with its execution details, a code-first workflow
+// synced from clients/bridge-app (marked in the list, its page, a control
+// edited, the bridge's preview), the other pages, API key masking,
+// sign-out, the 401 and cross-origin 403 of the dashboard's own requests
+// replayed, and axe-core on every page; then firefox-test.mjs runs the
+// same checks in Firefox ESR (the steps both share are in
 // clients/dashboard-test/steps.mjs). Skipped without chromium (and the
 // Firefox part without firefox-esr) unless CI=true. SCREENSHOT_DIR keeps
 // the pages' screenshots.
@@ -77,7 +79,8 @@ func TestDashboardChromium(t *testing.T) {
 			cmd := exec.CommandContext(ctx, node, "browser-test.mjs")
 			cmd.Dir = dashboardClientDir
 			cmd.Env = append(os.Environ(), "HERALD_URL="+base, "HERALD_API_KEY="+dashboardAPIKey, "HERALD_EMAIL="+dashboardEmail,
-				"HERALD_PASSWORD="+dashboardPassword, "CHROMIUM="+chromiumPath, "NO_COLOR=1")
+				"HERALD_PASSWORD="+dashboardPassword, "CHROMIUM="+chromiumPath, "NO_COLOR=1",
+				"BRIDGE_URL="+nodetest.StartBridgeApp(t, dashboardAPIKey)) // a code-first workflow's app (issue 28)
 			if dir := os.Getenv("SCREENSHOT_DIR"); dir != "" {
 				cmd.Env = append(cmd.Env, "SCREENSHOT_DIR="+filepath.Join(dir, kind))
 			}

@@ -6,6 +6,7 @@
 // The page triggers the workflow as a test, and deletes it.
 import { env, h, errorBox, fieldLines, table, fmtTime, pretty, APIError } from "./lib.js";
 import { stepTypes, newControls, controlsEditor, conditionsEditor } from "./steps.js";
+import { bridgeWorkflowPage } from "./bridge.js";
 
 const typeNames = Object.fromEntries(stepTypes);
 const typeOptions = () => stepTypes.map(([v, name]) => h("option", { value: v }, `${name} (${v})`));
@@ -39,9 +40,10 @@ export async function workflowsPage() {
     }
   };
   return [h("h1", {}, "Workflows"),
-    table(["Name", "Identifier", "Steps", "Status", "Updated"], workflows.map((w) => h("tr", {},
+    table(["Name", "Identifier", "Source", "Steps", "Status", "Updated"], workflows.map((w) => h("tr", {},
       h("td", {}, h("a", { href: `#/workflows/${encodeURIComponent(w.workflowId)}` }, w.name)),
       h("td", {}, h("code", {}, w.workflowId)),
+      h("td", {}, w.type === "BRIDGE" ? h("span", { class: "badge", title: "synced from the Novu Framework app" }, "code-first") : "dashboard or API"),
       h("td", {}, w.steps.map((s) => s.type).join(" → ")),
       h("td", {}, h("span", { class: "badge" }, w.active ? "active" : "inactive")),
       h("td", {}, fmtTime(w.updatedAt))))),
@@ -58,6 +60,7 @@ const slug = (name) => name.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "-").repla
 
 export async function workflowPage(workflowId) {
   const wf = await env("GET", `/v2/workflows/${encodeURIComponent(workflowId)}`);
+  if (wf.type === "BRIDGE") return bridgeWorkflowPage(wf);
   const status = h("div", { "aria-live": "polite" });
   const moved = h("p", { class: "muted", "aria-live": "polite" }); // says what changed until Save
   const list = h("div");
