@@ -73,6 +73,9 @@ func (s *Service) Run(ctx context.Context) {
 			return
 		case <-s.inbox.signal:
 		}
+		if !pause(ctx, linger) { // gather the next commits' messages too
+			return
+		}
 		changes, dropped := s.inbox.take()
 		if dropped > 0 {
 			s.log.Warn("webhooks: too many in-app messages waiting for their events; events lost", "count", dropped)

@@ -94,6 +94,14 @@ func (s *Service) Send(ctx context.Context) {
 		if len(claimed) == free && free > 0 {
 			continue // more may be due
 		}
+		if len(claimed) > 0 {
+			// A partial batch: under a stream of events, wait for the next
+			// ones to gather — fewer, fuller claims on the store's writer.
+			if !pause(ctx, linger) {
+				return
+			}
+			continue
+		}
 		if !s.sleep(ctx, s.untilNext(ctx)) {
 			return
 		}
@@ -119,6 +127,23 @@ func (s *Service) untilNext(ctx context.Context) time.Duration {
 	return min(max(next.Sub(s.now()), time.Millisecond), s.o.Poll)
 }
 
+// linger is how long the sender waits after a partial claim, and its
+// writer for more results, and the emitter for more in-app messages: a few
+// milliseconds of latency for fuller batches.
+const linger = 10 * time.Millisecond
+
+// pause waits d, woken by nothing but ctx; false when ctx ended.
+func pause(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
 // sleep waits d or until woken; false when ctx ended.
 func (s *Service) sleep(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)
@@ -137,6 +162,8 @@ func (s *Service) sleep(ctx context.Context, d time.Duration) bool {
 func (s *Service) writeResults(results <-chan store.WebhookAttemptResult, slots chan struct{}) {
 	for r := range results {
 		batch := []store.WebhookAttemptResult{r}
+		// Gather what comes within linger: one transaction for them all.
+		deadline := time.NewTimer(linger)
 	gather:
 		for len(batch) < finishBatch {
 			select {
@@ -145,10 +172,11 @@ func (s *Service) writeResults(results <-chan store.WebhookAttemptResult, slots 
 					break gather
 				}
 				batch = append(batch, r)
-			default:
+			case <-deadline.C:
 				break gather
 			}
 		}
+		deadline.Stop()
 		s.finish(batch)
 		for range batch {
 			<-slots
