@@ -50,6 +50,7 @@ type Store interface {
 	Contexts
 	Users
 	Webhooks
+	Analytics
 	DeliveryEvents
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error

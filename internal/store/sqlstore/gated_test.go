@@ -25,7 +25,7 @@ var readOnly = []string{
 	"TranslationGet", "TranslationLocales", "TranslationListLocale", "TranslationDefaultLocale", "TranslationSetFor",
 	"EnvironmentResources", "WorkflowTags",
 	"EnvironmentVariableGet", "EnvironmentVariableList", "EnvironmentVariableValues", "ContextGet", "ContextList",
-	"StepResults", "DeliveryEventsQueued",
+	"StepResults", "DeliveryEventsQueued", "MessageDailyCounts",
 	"UserGetByEmail", "UserList", "UserSessionGet", // the dashboard's accounts (users_gated_test.go has their writes)
 	"Snapshot", // a read transaction; it writes a new file, not the database (backup.go)
 }
