@@ -148,13 +148,16 @@ func (p *Purger) refreshSize(ctx context.Context) error {
 }
 
 // RunOnce is one run: every batch of what is due now, then the store's
-// size. On PostgreSQL it does nothing while another process purges. It
-// returns what it deleted, also when it stops on an error.
+// size. On PostgreSQL it only reads the size while another process purges.
+// It returns what it deleted, also when it stops on an error.
 func (p *Purger) RunOnce(ctx context.Context) (Totals, error) {
 	totals := Totals{}
 	release, ok, err := p.o.Store.RetentionLock(ctx)
-	if err != nil || !ok {
+	if err != nil {
 		return totals, err
+	}
+	if !ok { // another process purges
+		return totals, p.refreshSize(ctx)
 	}
 	defer release()
 	start, now := time.Now(), p.o.Now()

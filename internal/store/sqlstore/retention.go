@@ -18,8 +18,9 @@ import (
 // transaction, walking its table by creation time (and key) through an
 // index of its own (migration 0023): a batch is the rows after the previous
 // batch's last, up to the Limit-th (or to the cut-off when fewer are left).
-// Its statements name no ids: each selects its rows by that range and a
-// condition that holds the same for every statement of the batch — on
+// Its statements name no ids (but the few fan-out jobs a reservation may
+// leave): each selects its rows by that range and a condition that holds
+// the same for every statement of the batch — on
 // SQLite the one writer holds the database; on PostgreSQL each condition is
 // one that nothing but the purge (one process at a time, RetentionLock)
 // turns true.
