@@ -40,6 +40,9 @@ func TestNoInputMakesA5xx(t *testing.T) {
 			"/dashboard/api/env/%ff/v2/subscribers", "/dashboard/api/env/development/v2/subscribers/%ff%fe",
 			"/dashboard/api/env/development/v2/workflows/%00", "/dashboard/api/env/development/v1/events/trigger",
 			"/dashboard/api/env/development/..%2f..%2fhealth", "/dashboard/assets/%00", "/dashboard/api/%ff",
+			"/dashboard/api/env/development/analytics?days=%ff", "/dashboard/api/env/development/analytics?days=99999999999999999999",
+			"/dashboard/api/webhook-event-types", "/dashboard/api/env/development/v2/webhooks/endpoints",
+			"/dashboard/api/env/development/v2/webhooks/endpoints/%ff/deliveries",
 		}
 		for _, p := range paths {
 			for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {

@@ -3,9 +3,10 @@
 // `herald user create` makes, server-side sessions in an HttpOnly cookie,
 // and the dashboard's own JSON routes under /dashboard/api/. Those routes
 // answer 401 without a session and refuse cross-origin state-changing
-// requests; apart from the few of its own (session, preview, API keys),
-// they hand the request to the public API as the signed-in account, in the
-// environment the path names, so the dashboard and the API never disagree.
+// requests; apart from the few of its own (session, preview, activity,
+// analytics, API keys, …), they hand the request to the public API as the
+// signed-in account, in the environment the path names, so the dashboard
+// and the API never disagree.
 package dashboard
 
 import (
@@ -135,6 +136,8 @@ func (d *Dashboard) routes() {
 	d.mux.Handle("GET "+apiPrefix+"/providers", d.signedIn(d.providerCatalogue))
 	d.mux.Handle("POST "+apiPrefix+"/env/{env}/preview", d.inEnvironment(d.preview))
 	d.mux.Handle("GET "+apiPrefix+"/env/{env}/activity", d.inEnvironment(d.activity))
+	d.mux.Handle("GET "+apiPrefix+"/env/{env}/analytics", d.inEnvironment(d.analytics))
+	d.mux.Handle("GET "+apiPrefix+"/webhook-event-types", d.signedIn(d.webhookEventTypes))
 	d.mux.Handle("POST "+apiPrefix+"/env/{env}/integrations/{id}/test", d.inEnvironment(d.integrationSendTest))
 	d.mux.Handle("GET "+apiPrefix+"/env/{env}/api-keys", d.inEnvironment(d.apiKeyList))
 	d.mux.Handle("POST "+apiPrefix+"/env/{env}/api-keys", d.inEnvironment(d.apiKeyCreate))
