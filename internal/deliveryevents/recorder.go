@@ -15,7 +15,7 @@ import (
 
 // Defaults of RecorderOptions.
 const (
-	DefaultBatch    = 1000
+	DefaultBatch    = 500
 	DefaultMatchFor = 30 * time.Second
 )
 

@@ -77,14 +77,14 @@ func detail(provider, status string, reason text) string {
 	return cut(out, maxDetail)
 }
 
-// rawJSON is a JSON value of a post as kept: compact, valid UTF-8 (JSON
-// keeps NUL escaped, which every store holds).
+// rawJSON is a JSON value of a post, checked by the decoder, as kept: as
+// sent, in valid UTF-8 (JSON keeps NUL escaped, which every store holds).
 func rawJSON(b []byte) string {
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, b); err != nil {
-		return strings.ToValidUTF8(string(b), "\uFFFD")
+	s := string(bytes.TrimSpace(b))
+	if utf8.ValidString(s) {
+		return s
 	}
-	return strings.ToValidUTF8(buf.String(), "\uFFFD")
+	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
 // text is a JSON string, or a number's literal, read leniently: any other
@@ -94,6 +94,8 @@ type text string
 // UnmarshalJSON implements json.Unmarshaler.
 func (t *text) UnmarshalJSON(b []byte) error {
 	switch {
+	case len(b) >= 2 && b[0] == '"' && bytes.IndexByte(b, '\\') < 0:
+		*t = text(b[1 : len(b)-1]) // no escapes: the string is its bytes (the decoder checked the token)
 	case len(b) > 0 && b[0] == '"':
 		var s string
 		if json.Unmarshal(b, &s) == nil {

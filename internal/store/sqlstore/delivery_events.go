@@ -138,54 +138,63 @@ func (db *DB) DeliveryEventsRecord(ctx context.Context, p *store.DeliveryEventsR
 
 // matchDeliveryEvents finds each event's message in its environment: by
 // the message id it carries, else by the provider's id of the delivery
-// (the integration's own message first). An event without one is nil.
+// (the integration's own message first), looked up only for the events the
+// first read left unmatched. An event without one is nil.
 func (db *DB) matchDeliveryEvents(ctx context.Context, tx *sql.Tx, evs []queuedEvent) ([]*store.Message, error) {
-	var ids, providerIDs []string
+	out := make([]*store.Message, len(evs))
+	var ids []string
 	for _, e := range evs {
 		if e.MessageID != "" {
 			ids = append(ids, e.MessageID)
 		}
-		if e.ProviderMessageID != "" {
+	}
+	byID, err := db.messagesBy(ctx, tx, "id", ids)
+	if err != nil {
+		return nil, err
+	}
+	var providerIDs []string
+	for i, e := range evs {
+		if m := byID[e.MessageID]; e.MessageID != "" && len(m) > 0 && m[0].EnvironmentID == e.environmentID {
+			out[i] = m[0]
+		} else if e.ProviderMessageID != "" {
 			providerIDs = append(providerIDs, e.ProviderMessageID)
 		}
 	}
-	byID := map[string]*store.Message{}
-	byProvider := map[string][]*store.Message{}
-	for _, q := range []struct {
-		col    string
-		values []string
-	}{{"id", ids}, {"provider_message_id", providerIDs}} {
-		if len(q.values) == 0 {
-			continue
-		}
-		var a args
-		rows, err := tx.QueryContext(ctx, "SELECT "+messageCols+" FROM messages WHERE "+db.inList(&a, q.col, q.values), db.planned(a)...)
-		ms, err := scanAll(rows, err, scanMessage)
-		if err != nil {
-			return nil, fmt.Errorf("matching messages: %w", err)
-		}
-		for i := range ms {
-			m := &ms[i]
-			byID[m.ID] = m
-			if m.ProviderMessageID != "" {
-				byProvider[m.ProviderMessageID] = append(byProvider[m.ProviderMessageID], m)
-			}
-		}
+	byProvider, err := db.messagesBy(ctx, tx, "provider_message_id", providerIDs)
+	if err != nil {
+		return nil, err
 	}
-	out := make([]*store.Message, len(evs))
 	for i, e := range evs {
-		if m := byID[e.MessageID]; e.MessageID != "" && m != nil && m.EnvironmentID == e.environmentID {
-			out[i] = m
+		if out[i] != nil {
 			continue
 		}
 		for _, m := range byProvider[e.ProviderMessageID] {
-			if m.EnvironmentID != e.environmentID {
-				continue
-			}
-			if out[i] == nil || m.IntegrationID == e.IntegrationID {
+			if m.EnvironmentID == e.environmentID && (out[i] == nil || m.IntegrationID == e.IntegrationID) {
 				out[i] = m
 			}
 		}
+	}
+	return out, nil
+}
+
+// messagesBy reads the messages whose col is one of values, by that value.
+func (db *DB) messagesBy(ctx context.Context, tx *sql.Tx, col string, values []string) (map[string][]*store.Message, error) {
+	out := map[string][]*store.Message{}
+	if len(values) == 0 {
+		return out, nil
+	}
+	var a args
+	rows, err := tx.QueryContext(ctx, "SELECT "+messageCols+" FROM messages WHERE "+db.inList(&a, col, values), db.planned(a)...)
+	ms, err := scanAll(rows, err, scanMessage)
+	if err != nil {
+		return nil, fmt.Errorf("matching messages: %w", err)
+	}
+	for i := range ms {
+		key := ms[i].ID
+		if col == "provider_message_id" {
+			key = ms[i].ProviderMessageID
+		}
+		out[key] = append(out[key], &ms[i])
 	}
 	return out, nil
 }
