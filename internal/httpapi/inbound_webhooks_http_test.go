@@ -377,6 +377,13 @@ func TestInboundRefusals(t *testing.T) {
 		require.Equal(t, map[string]any{"received": 2.0, "queued": 1.0, "duplicates": 0.0, "ignored": 1.0}, res.Object(t))
 		time.Sleep(200 * time.Millisecond)
 		require.Empty(t, h.webhookDetails(t, f.notifyID), "unmatched and ignored events record nothing")
+
+		// A deleted integration takes nothing.
+		require.Equal(t, http.StatusOK, h.call(t, dev, "DELETE", "/v1/integrations/"+f.integrationID, nil, nil).Status)
+		rows := h.inboundRows(t)
+		signed, headers = f.signer.sign(t, f.target, f.event("ev-2", "delivered", true, time.Now()), "")
+		require.Equal(t, http.StatusNotFound, post(f.target, signed, headers), "a deleted integration")
+		require.Equal(t, rows, h.inboundRows(t))
 	})
 }
 
