@@ -27,6 +27,8 @@ var readOnly = []string{
 	"EnvironmentVariableGet", "EnvironmentVariableList", "EnvironmentVariableValues", "ContextGet", "ContextList",
 	"StepResults", "DeliveryEventsQueued", "MessageDailyCounts",
 	"UserGetByEmail", "UserList", "UserSessionGet", // the dashboard's accounts (users_gated_test.go has their writes)
+	"StoreSize", "WebhookEndpointList", "WebhookEndpointGet", "WebhookEndpointTypes", "WebhookAttemptList", "WebhookNextDue",
+	"WebhookQueueStats", "WebhookMessagesChanged",
 	"Snapshot", // a read transaction; it writes a new file, not the database (backup.go)
 }
 
@@ -44,6 +46,7 @@ var notData = map[string]string{
 	"RememberedRecipients": "counts the trigger recipients planned from memory (tests)",
 	"ListenInbox":          "PostgreSQL's LISTEN of other processes' inbox changes; nothing on SQLite",
 	"ListenJobs":           "PostgreSQL's LISTEN of wake-ups; nothing on SQLite",
+	"RetentionLock":        "PostgreSQL's advisory lock of the purge; nothing on SQLite",
 	"Maintain":             "PostgreSQL's ANALYZE and VACUUM on a connection of its own; nothing on SQLite",
 }
 
@@ -61,6 +64,8 @@ func TestEveryWriteTakesTheGate(t *testing.T) {
 	maps.Copy(writes, f.layoutWrites())
 	maps.Copy(writes, f.userWrites())
 	maps.Copy(writes, f.deliveryEventWrites())
+	maps.Copy(writes, f.retentionWrites())
+	maps.Copy(writes, f.webhookWrites())
 
 	kinds := map[string]string{}
 	for name := range writes {
