@@ -18,7 +18,8 @@
 import { mkdir } from "node:fs/promises";
 import { chromium } from "playwright-core";
 import { base, email, password, axeSource, api, makeCheck, playwrightUI, keyboardNavigation,
-  templateError, activity, subscriber, topic, integrations, apiKeys, environmentSwitch, layoutPreview, narrowScreen, buildWorkflow, expectedError } from "./steps.mjs";
+  templateError, activity, subscriber, topic, integrations, apiKeys, environmentSwitch, layoutPreview, narrowScreen, buildWorkflow, expectedError,
+  providerEvents, webhooks, analytics } from "./steps.mjs";
 
 const shots = process.env.SCREENSHOT_DIR;
 const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
@@ -83,7 +84,7 @@ try {
   await page.getByRole("button", { name: "Sign out" }).waitFor();
   const [cookie] = await context.cookies();
   check(cookie && cookie.httpOnly && cookie.sameSite === "Strict", "signed in: the session cookie is HttpOnly and SameSite=Strict");
-  for (const name of ["Workflows", "Activity", "Subscribers", "Topics", "Integrations", "API keys"]) {
+  for (const name of ["Workflows", "Activity", "Analytics", "Subscribers", "Topics", "Integrations", "Webhooks", "API keys"]) {
     check(await page.getByRole("link", { name, exact: true }).isVisible(), `the navigation links ${name}`);
   }
   check((await page.getByLabel("Environment").inputValue()) === "development", "the environment shown is Development");
@@ -187,10 +188,16 @@ try {
   // A step in a layout, with translations: the preview is what a send is.
   await layoutPreview(ui, check, { layoutId: "brand", workflowId: "dashboard-branded", workflowName: "Dashboard branded" });
 
+  // Issue 29 (steps.mjs): a trigger's provider events, the Webhooks page
+  // (an endpoint at a local receiver) and the Analytics page.
+  await providerEvents(ui, check, { workflowId: "dashboard-mail", subscriberId: "ada", name: "Local SendGrid" });
+  await webhooks(ui, check, { workflowId: "dashboard-welcome", subscriberId: "ada", description: "Local receiver" });
+  await analytics(ui, check, { opened: 1 });
+
   // A narrow screen: nothing wider than the window (tables scroll in
   // their own box).
   await narrowScreen(ui, check, { workflowId: "dashboard-welcome", workflowName: "Dashboard welcome", subscriberId: "ada",
-    triggerHash, triggerTx: testTx, extra: [built] });
+    triggerHash, triggerTx: testTx, extra: [built, ["#/webhooks", "Webhooks"], ["#/analytics", "Analytics"]] });
 
   check(problems.length === 0, `no console errors and no failed requests${problems.length ? `: ${problems.join("; ")}` : ""}`);
 

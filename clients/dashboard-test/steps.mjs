@@ -613,3 +613,183 @@ export async function buildWorkflow(ui, check, { workflowId, workflowName, subsc
 // expectedError says whether a console error is the refused save of
 // buildWorkflow (a 422 of PUT /v2/workflows/<workflowId>).
 export const expectedError = (problem, workflowId) => problem.includes("422") && problem.includes(`/v2/workflows/${workflowId}`);
+
+// startFakeSendGrid runs a local stand-in for SendGrid's mail send API
+// (202 with an X-Message-Id), for an integration whose baseUrl points at
+// it; it keeps the bodies it received.
+async function startFakeSendGrid() {
+  const received = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => { body += c; });
+    req.on("end", () => {
+      received.push(body);
+      res.writeHead(202, { "X-Message-Id": `fake-${received.length}` });
+      res.end();
+    });
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { received, url: `http://127.0.0.1:${server.address().port}`, close: () => server.close() };
+}
+
+// providerEvents: an e-mail sent through a SendGrid integration (its API a
+// local fake, its delivery events enabled) gets two events SendGrid posts
+// to Herald (delivered, open; no signing key: accepted unsigned); once they
+// are recorded, the trigger's page shows them as the job's provider events
+// (webhookStatus, time, the raw event folded), apart from the job's own
+// execution details. Returns the transaction id.
+export async function providerEvents(ui, check, { workflowId, subscriberId, name }) {
+  const fake = await startFakeSendGrid();
+  try {
+    const integration = await api("POST", "/v1/integrations", { providerId: "sendgrid", channel: "email", name, active: true,
+      credentials: { apiKey: "SG.local", from: "herald@example.com", baseUrl: fake.url }, configurations: { inboundWebhookEnabled: true } });
+    const it = integration.data || integration;
+    await api("POST", `/v1/integrations/${it._id}/set-primary`, {}); // this run's fake takes the environment's e-mails
+    await api("POST", "/v2/workflows", { name: `${name} mail`, workflowId,
+      steps: [{ name: "Mail", stepId: "mail", type: "email", controlValues: { subject: "Your order", body: "<p>Shipped</p>" } }] });
+    const { transactionId } = await api("POST", "/v1/events/trigger", { name: workflowId,
+      to: { subscriberId, email: `${subscriberId}@example.com` }, payload: {} });
+    let message;
+    await until(async () => {
+      const res = await api("GET", `/v1/messages?transactionId=${transactionId}&channel=email`);
+      message = res.data.find((m) => m.status === "sent");
+      return !!message;
+    }, "the e-mail is sent", 15000);
+    check(fake.received.length >= 1, "the e-mail went through the SendGrid integration to the local fake");
+    const at = Math.floor(Date.now() / 1000);
+    const events = ["delivered", "open"].map((event, i) => ({ event, email: `${subscriberId}@example.com`, timestamp: at,
+      sg_event_id: `${transactionId}-${i}`, sg_message_id: `${message.providerMessageId || "fake"}.filter`, heraldMessageId: message._id }));
+    const posted = await fetch(`${base}/v2/inbound-webhooks/delivery-providers/${it._environmentId}/${it._id}`, {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(events) });
+    check(posted.status === 200, `SendGrid's events are accepted (${posted.status})`);
+    const notificationId = message._notificationId;
+    await until(async () => {
+      const n = await api("GET", `/v1/notifications/${notificationId}`);
+      return (n.data || n).jobs.flatMap((j) => j.executionDetails).filter((d) => d.source === "Webhook").length === 2;
+    }, "the events are recorded", 15000);
+
+    await ui.goto(`#/activity/${notificationId}`);
+    await ui.heading(`Trigger ${transactionId}`);
+    await ui.waitTextIn(".provider-events", "opened");
+    const shown = await ui.evaluate(() => ({
+      events: [...document.querySelectorAll(".provider-events li")].map((li) => li.querySelector(".badge").textContent),
+      raw: [...document.querySelectorAll(".provider-events details summary")].map((s) => s.textContent),
+      own: [...document.querySelectorAll(".job > ol.details li")].map((li) => li.textContent),
+    }));
+    check(shown.events.join() === "delivered,opened" && shown.raw.join() === "Raw event,Raw event",
+      `the trigger's page shows the provider events with their raw events (${shown.events.join()})`);
+    check(shown.own.length > 0 && !shown.own.some((t) => t.includes("Delivery event")) && shown.own.some((t) => t.includes("Message sent")),
+      "apart from the job's own execution details");
+    await ui.axe("Trigger with provider events");
+    return transactionId;
+  } finally {
+    fake.close();
+  }
+}
+
+// webhooks: on the Webhooks page an endpoint pointed at a local receiver is
+// created (message.sent only): its secret is shown once, then never (the
+// list, the endpoint's page); a trigger's message.sent reaches the receiver
+// and is listed with status 200 on the endpoint's page; its event types
+// are edited, it is disabled, its secret rotated (the new one shown once)
+// and it is deleted after a confirmation in the page — each checked
+// through the public API.
+export async function webhooks(ui, check, { workflowId, subscriberId, description }) {
+  const hook = await startHook();
+  const read = (id) => api("GET", `/v2/webhooks/endpoints/${id}`);
+  try {
+    await ui.nav("Webhooks");
+    await ui.heading("Webhooks");
+    await ui.axe("Webhooks");
+    await ui.fill("Endpoint URL", hook.url);
+    await ui.fill("Description (optional)", description);
+    await ui.setChecked("message.sent", true);
+    await ui.click("button", "Create endpoint");
+    await ui.waitStatus("Copy it now");
+    const secret = (await ui.text(".new-secret")).trim();
+    const ep = (await api("GET", "/v2/webhooks/endpoints")).find((e) => e.description === description);
+    check(ep && ep.url === hook.url && ep.eventTypes.join() === "message.sent" && !ep.disabled,
+      "an endpoint is created from the page with its URL, description and event types");
+    check(/^whsec_[A-Za-z0-9+/]+=*$/.test(secret) && (await read(ep.id)).secret === secret, "its signing secret is shown once");
+    await ui.click("button", "Done");
+    await ui.waitRowText(description, "message.sent");
+    check(!(await ui.html()).includes(secret), "and not in the list after");
+
+    const { transactionId } = await api("POST", "/v1/events/trigger", { name: workflowId, to: subscriberId, payload: { greeting: "Hooked" } });
+    await ui.click("link", hook.url);
+    await ui.heading(hook.url);
+    await ui.waitCell("200");
+    await ui.waitRowText("message.sent", "yes");
+    check(hook.received.some((b) => b.includes('"message.sent"') && b.includes(transactionId)),
+      "a trigger's message.sent reaches the receiver and its delivery is listed with status 200");
+    check(!(await ui.html()).includes(secret), "the endpoint's page does not show the secret");
+    await ui.axe("Webhook endpoint");
+
+    await ui.setChecked("message.failed", true, { within: "Endpoint settings" });
+    await ui.click("button", "Save endpoint");
+    await until(async () => (await read(ep.id)).eventTypes.join() === "message.sent,message.failed", "the event types saved");
+    await ui.heading(hook.url);
+    await ui.waitButton("Disable endpoint");
+    await ui.click("button", "Disable endpoint");
+    await ui.waitButton("Enable endpoint");
+    check((await read(ep.id)).disabled === true, "its event types are edited and it is disabled from the page");
+
+    await ui.click("button", "Rotate secret");
+    await ui.waitStatus("new signing secret");
+    const rotated = (await ui.text(".new-secret")).trim();
+    check(rotated !== secret && (await read(ep.id)).secret === rotated, "Rotate secret shows the new secret once");
+    await ui.click("button", "Done");
+    await ui.waitButton("Rotate secret");
+    check(!(await ui.html()).includes(rotated), "and not after");
+
+    await ui.click("button", "Delete endpoint");
+    await ui.waitButton("Confirm delete");
+    check(await ui.evaluate(() => document.activeElement?.textContent) === "Confirm delete", "Delete endpoint asks again, the focus on Confirm delete");
+    await ui.click("button", "Confirm delete");
+    await ui.heading("Webhooks");
+    const gone = await fetch(`${base}/v2/webhooks/endpoints/${ep.id}`, { headers: { Authorization: `ApiKey ${apiKey}` } });
+    check(gone.status === 404, `the endpoint is deleted from its page (${gone.status})`);
+  } finally {
+    hook.close();
+  }
+}
+
+// analytics: the Analytics page charts the environment's messages of the
+// last 30 days by channel and by outcome, and its table's row of today
+// (UTC) counts the messages the API lists for today's triggers, by
+// channel, and `opened` ones (at least opened, from providerEvents); the
+// period switches to 7 days.
+export async function analytics(ui, check, { opened }) {
+  const today = new Date().toISOString().slice(0, 10);
+  const count = async (channel) => (await api("GET", `/v1/messages?channel=${channel}&limit=1`)).totalCount;
+  let want, row, again = false;
+  await until(async () => { // messages still being made (a step's worker) would move the numbers
+    want = { inApp: await count("in_app"), email: await count("email") };
+    if (again) { // the page read again
+      await ui.nav("Workflows");
+      await ui.heading("Workflows");
+    }
+    again = true;
+    await ui.nav("Analytics");
+    await ui.heading("Analytics");
+    await ui.waitCell(today);
+    row = await ui.evaluate((d) => {
+      const tr = [...document.querySelectorAll("#view tbody tr")].find((r) => r.cells[0].textContent === d);
+      const heads = [...document.querySelectorAll("#view thead th")].map((th) => th.textContent);
+      return Object.fromEntries(heads.map((name, i) => [name, tr.cells[i].textContent]));
+    }, today);
+    return Number(row["In-app"]) === want.inApp && Number(row.Email) === want.email;
+  }, "today's row matches the API's messages");
+  check(Number(row["In-app"]) > 0 && Number(row.Email) > 0 && Number(row.Opened) >= opened && Number(row.Delivered) >= Number(row["In-app"]),
+    `Analytics counts today's messages by channel and outcome (${JSON.stringify(row)})`);
+  const bars = await ui.evaluate(() => ({ channel: document.querySelectorAll("svg.chart")[0].querySelectorAll("rect.s-in_app").length,
+    outcome: document.querySelectorAll("svg.chart")[1].querySelectorAll("rect.s-opened").length,
+    named: [...document.querySelectorAll("svg.chart")].every((s) => s.getAttribute("role") === "img"
+      && document.getElementById(s.getAttribute("aria-labelledby"))?.textContent.length > 0) }));
+  check(bars.channel >= 1 && bars.outcome >= 1 && bars.named, "and charts them (by channel, by outcome), the charts named images");
+  check((await ui.evaluate(() => document.querySelectorAll("#view tbody tr").length)) === 30, "the table lists the 30 days");
+  await ui.axe("Analytics");
+  await ui.select("Period", "7");
+  await until(async () => (await ui.evaluate(() => document.querySelectorAll("#view tbody tr").length)) === 7, "7 days");
+  check(true, "the period switches to the last 7 days");
+}

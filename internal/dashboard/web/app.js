@@ -8,6 +8,8 @@
 // as text (textContent), never parsed as HTML.
 import { state, hooks, APIError, call, env, h, $, fmtTime, pretty, errorBox, table } from "./lib.js";
 import { workflowsPage, workflowPage } from "./workflows.js";
+import { webhooksPage, webhookPage } from "./webhooks.js";
+import { analyticsPage } from "./analytics.js";
 
 hooks.unauthorized = () => showSignIn();
 
@@ -70,10 +72,12 @@ function switchEnv() {
 const pages = {
   workflows: (id) => (id ? workflowPage(id) : workflowsPage()),
   activity: (id) => (id ? triggerPage(id) : activityPage()),
+  analytics: () => analyticsPage(),
   subscribers: (id) => (id ? subscriberPage(id) : subscribersPage()),
   topics: (key) => (key ? topicPage(key) : topicsPage()),
   integrations: (rest) => (rest.startsWith("new/") ? integrationForm(rest.slice(4))
     : rest.startsWith("edit/") ? editIntegrationPage(rest.slice(5)) : integrationsPage()),
+  webhooks: (id) => (id ? webhookPage(id, route) : webhooksPage(route)),
   "api-keys": () => apiKeysPage(),
 };
 
@@ -169,16 +173,36 @@ async function triggerPage(id) {
       h("h3", {}, (job.step && job.step.name) || job.type, " ", h("span", { class: "badge" }, job.type), " ",
         h("span", { class: `badge ${job.status}` }, job.status)),
       job.providerId ? h("p", { class: "muted" }, "Provider: ", job.providerId) : null,
-      h("ol", { class: "details" }, (job.executionDetails || []).map((d) => h("li", {},
+      h("ol", { class: "details" }, (job.executionDetails || []).filter((d) => d.source !== "Webhook").map((d) => h("li", {},
         h("span", { class: `badge ${d.status}` }, d.status), " ", h("span", { class: "detail" }, d.detail), " ",
         h("span", { class: "muted" }, fmtTime(d.createdAt)),
-        d.raw ? h("details", {}, h("summary", {}, "Provider answer"), h("pre", {}, d.raw)) : null))))),
+        d.raw ? h("details", {}, h("summary", {}, "Provider answer"), h("pre", {}, d.raw)) : null))),
+      providerEvents(job))),
     h("h2", {}, "Messages"),
     (msgs.data || []).length ? msgs.data.map((m) => h("section", { class: "card" },
       h("h3", {}, m.channel, " ", h("span", { class: "badge" }, m.status || "")),
       m.subject ? h("p", {}, h("strong", {}, "Subject: "), m.subject) : null,
       h("pre", {}, typeof m.content === "string" ? m.content : pretty(m.content))))
       : h("p", { class: "muted" }, "No message was sent.")];
+}
+
+// providerEvents are the events the job's provider posted about its
+// message (execution details of source Webhook: delivered, opened,
+// bounced, …), apart from the job's own details.
+function providerEvents(job) {
+  const events = (job.executionDetails || []).filter((d) => d.source === "Webhook");
+  if (!events.length) return null;
+  return h("section", { class: "provider-events", "aria-label": `Provider events of ${(job.step && job.step.name) || job.type}` },
+    h("h4", {}, "Provider events"),
+    h("ol", { class: "details" }, events.map((d) => h("li", {},
+      h("span", { class: `badge ${d.status}` }, d.webhookStatus || d.status), " ", h("span", { class: "detail" }, d.detail), " ",
+      h("span", { class: "muted" }, fmtTime(d.createdAt), d.providerId ? ` · ${d.providerId}` : ""),
+      d.raw ? h("details", {}, h("summary", {}, "Raw event"), h("pre", {}, prettyRaw(d.raw))) : null))));
+}
+
+// prettyRaw indents a provider's event when it is JSON.
+function prettyRaw(raw) {
+  try { return pretty(JSON.parse(raw)); } catch { return raw; }
 }
 
 // ---- Subscribers, topics, integrations, API keys ---------------------------------
