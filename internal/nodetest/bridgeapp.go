@@ -27,29 +27,41 @@ const BridgeAppDir = "clients/bridge-app"
 // skipped, except under CI=true, where it fails.
 func StartBridgeApp(t testing.TB, key string) string {
 	t.Helper()
+	port := startNodeServer(t, BridgeAppDir, "app.mjs", "the bridge app", "NOVU_SECRET_KEY="+key, "NODE_ENV=production")
+	return "http://127.0.0.1:" + strconv.Itoa(port) + "/api/novu"
+}
+
+// startNodeServer runs script of the npm project dir (under the module's
+// root; npm ci first) with PORT=0 and env, and returns the port it prints
+// on its standard output as a JSON line {"port": N}. The process stops with
+// the test, and its standard error (what names it in messages) is logged
+// when the test failed. Without node and npm the test is skipped, except
+// under CI=true, where it fails.
+func startNodeServer(t testing.TB, dir, script, what string, env ...string) int {
+	t.Helper()
 	node, npm := RequireTool(t, "node"), RequireTool(t, "npm")
-	dir, err := moduleDir(BridgeAppDir)
+	abs, err := moduleDir(dir)
 	if err != nil {
-		t.Fatalf("finding %s: %v", BridgeAppDir, err)
+		t.Fatalf("finding %s: %v", dir, err)
 	}
-	NpmCI(t, npm, dir)
-	cmd := exec.Command(node, "app.mjs")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "NOVU_SECRET_KEY="+key, "PORT=0", "NODE_ENV=production")
+	NpmCI(t, npm, abs)
+	cmd := exec.Command(node, script)
+	cmd.Dir = abs
+	cmd.Env = append(append(os.Environ(), "PORT=0"), env...)
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		t.Fatalf("starting the bridge app: %v", err)
+		t.Fatalf("starting %s: %v", what, err)
 	}
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting the bridge app: %v", err)
+		t.Fatalf("starting %s: %v", what, err)
 	}
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		if t.Failed() {
-			t.Logf("bridge app stderr:\n%s", stderr.String())
+			t.Logf("%s stderr:\n%s", what, stderr.String())
 		}
 	})
 	port := make(chan int, 1)
@@ -68,10 +80,10 @@ func StartBridgeApp(t testing.TB, key string) string {
 	}()
 	select {
 	case p := <-port:
-		return "http://127.0.0.1:" + strconv.Itoa(p) + "/api/novu"
+		return p
 	case <-time.After(20 * time.Second):
-		t.Fatalf("the bridge app did not print its port within 20 s; stderr:\n%s", stderr.String())
-		return ""
+		t.Fatalf("%s did not print its port within 20 s; stderr:\n%s", what, stderr.String())
+		return 0
 	}
 }
 

@@ -1,16 +1,11 @@
 package nodetest
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
-	"os"
-	"os/exec"
 	"strconv"
 	"testing"
-	"time"
 )
 
 // WebhookReceiverDir is the Node project of a receiver of Herald's outbound
@@ -42,52 +37,8 @@ type Received struct {
 // npm the test is skipped, except under CI=true, where it fails.
 func StartWebhookReceiver(t testing.TB) *WebhookReceiver {
 	t.Helper()
-	node, npm := RequireTool(t, "node"), RequireTool(t, "npm")
-	dir, err := moduleDir(WebhookReceiverDir)
-	if err != nil {
-		t.Fatalf("finding %s: %v", WebhookReceiverDir, err)
-	}
-	NpmCI(t, npm, dir)
-	cmd := exec.Command(node, "receiver.mjs")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "PORT=0")
-	stderr := &lockedBuffer{}
-	cmd.Stderr = stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatalf("starting the webhook receiver: %v", err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting the webhook receiver: %v", err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("webhook receiver stderr:\n%s", stderr.String())
-		}
-	})
-	port := make(chan int, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			var msg struct {
-				Port int `json:"port"`
-			}
-			if json.Unmarshal(sc.Bytes(), &msg) == nil && msg.Port != 0 {
-				port <- msg.Port
-				break
-			}
-		}
-		_, _ = io.Copy(io.Discard, out)
-	}()
-	select {
-	case p := <-port:
-		return &WebhookReceiver{URL: "http://127.0.0.1:" + strconv.Itoa(p), t: t}
-	case <-time.After(20 * time.Second):
-		t.Fatalf("the webhook receiver did not print its port within 20 s; stderr:\n%s", stderr.String())
-		return nil
-	}
+	port := startNodeServer(t, WebhookReceiverDir, "receiver.mjs", "the webhook receiver")
+	return &WebhookReceiver{URL: "http://127.0.0.1:" + strconv.Itoa(port), t: t}
 }
 
 // Configure sets the secrets the receiver verifies with and the statuses
