@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"time"
 
 	"github.com/herald-notify/herald/internal/deliveryevents"
 )
@@ -15,20 +14,11 @@ import (
 func (e *Engine) deliveryEventsLoop(ctx context.Context) {
 	r := deliveryevents.NewRecorder(deliveryevents.RecorderOptions{Store: e.o.Store, Webhooks: e.o.Webhooks, Metrics: e.o.Metrics,
 		Logger: e.log, Now: e.now})
-	t := time.NewTicker(e.o.Poll)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
+	e.every(ctx, e.o.Poll, "recording delivery events", func() {
+		if n, err := r.Drain(ctx); err != nil && ctx.Err() == nil {
+			e.log.Warn("recording delivery events", "err", err)
+		} else if n > 0 {
+			e.log.Debug("recorded delivery events", "count", n)
 		}
-		e.protect("recording delivery events", func() {
-			if n, err := r.Drain(ctx); err != nil && ctx.Err() == nil {
-				e.log.Warn("recording delivery events", "err", err)
-			} else if n > 0 {
-				e.log.Debug("recorded delivery events", "count", n)
-			}
-		})
-	}
+	})
 }

@@ -378,28 +378,36 @@ func (e *Engine) resumeTurn() bool {
 }
 
 func (e *Engine) rescueLoop(ctx context.Context) {
-	t := time.NewTicker(max(e.o.Lease/4, 100*time.Millisecond))
-	defer t.Stop()
-	for {
-		e.protect("rescuing jobs", func() {
-			if n, err := e.o.Store.JobRescue(ctx, e.now()); err != nil && ctx.Err() == nil {
-				e.log.Warn("rescuing jobs", "err", err)
-			} else if n > 0 {
-				e.log.Info("requeued jobs whose lease expired", "count", n)
-				e.Wake()
-			}
-		})
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
+	rescue := func() {
+		if n, err := e.o.Store.JobRescue(ctx, e.now()); err != nil && ctx.Err() == nil {
+			e.log.Warn("rescuing jobs", "err", err)
+		} else if n > 0 {
+			e.log.Info("requeued jobs whose lease expired", "count", n)
+			e.Wake()
 		}
 	}
+	e.protect("rescuing jobs", rescue)
+	e.every(ctx, max(e.o.Lease/4, 100*time.Millisecond), "rescuing jobs", rescue)
 }
 
 // maintainLoop keeps the store's tables fit for their query plans.
 func (e *Engine) maintainLoop(ctx context.Context) {
-	t := time.NewTicker(e.o.Maintain)
+	e.every(ctx, e.o.Maintain, "maintaining tables", func() {
+		start := time.Now()
+		did, err := e.o.Store.Maintain(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			e.log.Warn("maintaining tables", "err", err)
+		case len(did) > 0:
+			e.log.Info("maintained tables", "statements", did, "ms", time.Since(start).Milliseconds())
+		}
+	})
+}
+
+// every runs fn, recovered from a panic as what (protect), every interval
+// until ctx ends, the first time one interval after the call.
+func (e *Engine) every(ctx context.Context, interval time.Duration, what string, fn func()) {
+	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
 		select {
@@ -407,16 +415,7 @@ func (e *Engine) maintainLoop(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		e.protect("maintaining tables", func() {
-			start := time.Now()
-			did, err := e.o.Store.Maintain(ctx)
-			switch {
-			case err != nil && ctx.Err() == nil:
-				e.log.Warn("maintaining tables", "err", err)
-			case len(did) > 0:
-				e.log.Info("maintained tables", "statements", did, "ms", time.Since(start).Milliseconds())
-			}
-		})
+		e.protect(what, fn)
 	}
 }
 

@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"context"
-	"time"
-)
+import "context"
 
 // snoozeBatch is how many snoozes one transaction of the pass ends.
 const snoozeBatch = 500
@@ -12,22 +9,13 @@ const snoozeBatch = 500
 // snoozed message comes back within about a second even when no one reads
 // its inbox (a read ends its subscriber's due snoozes by itself).
 func (e *Engine) snoozeLoop(ctx context.Context) {
-	t := time.NewTicker(e.o.Poll)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
+	e.every(ctx, e.o.Poll, "ending snoozes", func() {
+		if n, err := e.UnsnoozeDue(ctx); err != nil && ctx.Err() == nil {
+			e.log.Warn("ending snoozes", "err", err)
+		} else if n > 0 {
+			e.log.Debug("snoozed messages came back", "count", n)
 		}
-		e.protect("ending snoozes", func() {
-			if n, err := e.UnsnoozeDue(ctx); err != nil && ctx.Err() == nil {
-				e.log.Warn("ending snoozes", "err", err)
-			} else if n > 0 {
-				e.log.Debug("snoozed messages came back", "count", n)
-			}
-		})
-	}
+	})
 }
 
 // UnsnoozeDue ends every snooze due now, a batch per transaction, and
