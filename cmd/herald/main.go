@@ -24,6 +24,7 @@ import (
 	"github.com/herald-notify/herald/internal/bridge"
 	"github.com/herald-notify/herald/internal/config"
 	"github.com/herald-notify/herald/internal/dashboard"
+	"github.com/herald-notify/herald/internal/deliveryevents"
 	"github.com/herald-notify/herald/internal/demo"
 	"github.com/herald-notify/herald/internal/engine"
 	"github.com/herald-notify/herald/internal/httpapi"
@@ -378,7 +379,9 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 	var handler http.Handler = httpapi.New(httpapi.Options{Store: a.Store, Keys: a.Keys, Logger: log,
 		RateLimit: cfg.RateLimit, AuthFailureLimit: cfg.AuthFailureLimit, OnTrigger: onTrigger, Sandbox: sb,
 		CORSOrigins: origins, InboxSessionTTL: cfg.InboxSessionTTL, Realtime: rt, Metrics: met, MetricsToken: cfg.MetricsToken,
-		Bridge: bridgeClient, Webhooks: wh})
+		Bridge: bridgeClient, Webhooks: wh,
+		// SES's delivery events: SNS's certificates and subscription confirmations.
+		SNS: deliveryevents.NewSNS(deliveryevents.SNSOptions{Dialer: &netguard.Dialer{AllowPrivate: cfg.Delivery.AllowPrivateNetworks}})})
 	var dash *dashboard.Dashboard
 	if cfg.Role != "worker" {
 		dash = dashboard.New(dashboard.Options{Store: a.Store, Keys: a.Keys, API: handler, Sandbox: sb, Logger: log,

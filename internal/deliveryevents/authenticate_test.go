@@ -190,11 +190,11 @@ func TestSendGridFreshKey(t *testing.T) {
 func TestUnsupportedProvider(t *testing.T) {
 	t.Parallel()
 	req := &deliveryevents.Request{Body: []byte("[]")}
-	require.ErrorIs(t, deliveryevents.Authenticate("ses", req, deliveryevents.Secrets{}), deliveryevents.ErrUnsupported)
+	require.ErrorIs(t, deliveryevents.Authenticate("nodemailer", req, deliveryevents.Secrets{}), deliveryevents.ErrUnsupported)
 	_, err := deliveryevents.Parse("nexmo", req)
 	require.ErrorIs(t, err, deliveryevents.ErrUnsupported)
-	for _, p := range []string{"sendgrid", "mailgun", "resend", "postmark", "twilio"} {
+	for _, p := range []string{"sendgrid", "mailgun", "resend", "postmark", "twilio", "ses"} {
 		require.True(t, deliveryevents.Supported(p), p)
 	}
-	require.False(t, deliveryevents.Supported("ses"))
+	require.False(t, deliveryevents.Supported("nodemailer"))
 }

@@ -3,11 +3,14 @@
 // docs/delivery.md, "Provider delivery events"): each provider's file
 // authenticates a post as that provider signs it, parses its events and maps
 // their statuses; the Recorder records the queued events on their messages.
+// Amazon SES's events come through Amazon SNS, whose posts are verified
+// with certificates an SNS fetches from SNS's own host (sns.go, ses.go).
 // It never trusts a post: every value it keeps is bounded and valid text,
 // and a post holds at most MaxEvents events.
 package deliveryevents
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"time"
@@ -19,8 +22,9 @@ import (
 // refused whole (SendGrid posts at most a few thousand).
 const MaxEvents = 10_000
 
-// Errors of Parse. ErrMalformed and ErrTooMany are wrapped with what is
-// wrong.
+// Errors of Authenticate and Parse. ErrMalformed and ErrTooMany are
+// wrapped with what is wrong; ErrUnavailable (sns.go) is Authenticate's
+// when SNS's certificate cannot be had now.
 var (
 	// ErrUnsupported: the provider posts no events Herald reads.
 	ErrUnsupported = errors.New("the provider's delivery events are not supported")
@@ -41,6 +45,12 @@ type Request struct {
 	URL string
 	// Now is when it was received.
 	Now time.Time
+	// Context bounds what authenticating it fetches (SES: SNS's signing
+	// certificate); nil is context.Background().
+	Context context.Context
+	// SNS fetches the certificates SNS signs with (SES); without it every
+	// SES post is refused.
+	SNS *SNS
 }
 
 // Secrets are what authenticates an integration's posts.
@@ -60,6 +70,10 @@ type Batch struct {
 	// Ignored counts the events of other types (and items that are no
 	// event at all).
 	Ignored int
+	// Confirm is the SubscribeURL of an SNS subscription confirmation
+	// (SES), checked to be SNS's: the caller confirms it (SNS.Confirm)
+	// before answering.
+	Confirm string
 }
 
 // provider reads one provider's posts.
@@ -76,6 +90,7 @@ var providers = map[string]provider{
 	"resend":   {authenticate: resendAuthenticate, parse: resendParse},
 	"postmark": {authenticate: postmarkAuthenticate, parse: postmarkParse},
 	"twilio":   {authenticate: twilioAuthenticate, parse: twilioParse},
+	"ses":      {authenticate: sesAuthenticate, parse: sesParse},
 }
 
 // Supported reports whether Herald reads the delivery events of providerID.
@@ -85,7 +100,8 @@ func Supported(providerID string) bool {
 }
 
 // Authenticate checks a post of providerID with the integration's secrets:
-// nil, ErrUnsupported or ErrUnauthorized. Signatures are compared in
+// nil, ErrUnsupported, ErrUnauthorized, or (SES) ErrUnavailable when SNS's
+// signing certificate cannot be fetched now. Signatures are compared in
 // constant time.
 func Authenticate(providerID string, req *Request, s Secrets) error {
 	p, ok := providers[providerID]

@@ -16,6 +16,7 @@ import (
 
 	"github.com/herald-notify/herald/internal/app"
 	"github.com/herald-notify/herald/internal/bridge"
+	"github.com/herald-notify/herald/internal/deliveryevents/snsfake"
 	"github.com/herald-notify/herald/internal/httpapi"
 	"github.com/herald-notify/herald/internal/httpapi/openapitest"
 	"github.com/herald-notify/herald/internal/metrics"
@@ -39,6 +40,9 @@ type harness struct {
 	Metrics *metrics.Metrics
 	// Wakes counts the server's calls of OnTrigger (wake the workers).
 	Wakes atomic.Int64
+	// SNS serves SNS's signing certificate and takes the subscriptions'
+	// confirmations of the server's SES delivery events, from memory.
+	SNS *snsfake.Fake
 }
 
 func newHarness(t testing.TB, kind string) *harness {
@@ -47,13 +51,14 @@ func newHarness(t testing.TB, kind string) *harness {
 	first, err := a.Bootstrap(context.Background())
 	require.NoError(t, err)
 	require.NotNil(t, first)
-	h := &harness{t: t, DB: db, Keys: a.Keys, App: a, DevKey: first.Keys["development"], ProdKey: first.Keys["production"]}
+	h := &harness{t: t, DB: db, Keys: a.Keys, App: a, DevKey: first.Keys["development"], ProdKey: first.Keys["production"],
+		SNS: snsfake.New()}
 	log := testLogger(t)
 	h.Metrics = metrics.New(metrics.Options{Stats: db, Pools: metrics.Pools(db.Writer(), db.Reader()), Logger: log})
 	h.Handler = httpapi.New(httpapi.Options{Store: db, Keys: a.Keys, Logger: log, Metrics: h.Metrics,
 		// Bridges in the tests listen on loopback.
 		Bridge:    bridge.New(bridge.Options{Dialer: &netguard.Dialer{AllowPrivate: true}}),
-		OnTrigger: func() { h.Wakes.Add(1) }})
+		OnTrigger: func() { h.Wakes.Add(1) }, SNS: h.SNS.SNS()})
 	return h
 }
 

@@ -18,6 +18,9 @@ import (
 // look-up of the integration by primary key, the signature, at most
 // deliveryevents.MaxEvents events parsed from at most maxBody bytes, and
 // one transaction queueing them; the recorder records them after the answer.
+// Amazon SES's posts come through SNS and need more: SNS's signing
+// certificate, fetched once per URL from SNS's host (deliveryevents.SNS),
+// and a GET of SNS's SubscribeURL to confirm a subscription.
 
 // inboundAnswer is the answer to an accepted post (not part of the contract).
 type inboundAnswer struct {
@@ -37,7 +40,7 @@ var errNoInbound = errorf(http.StatusNotFound,
 // inboundDeliveryEvents is POST /v2/inbound-webhooks/delivery-providers/{environmentId}/{integrationId}.
 func (s *Server) inboundDeliveryEvents(w http.ResponseWriter, r *http.Request) error {
 	body, _ := r.Context().Value(bodyKey{}).([]byte)
-	req := &deliveryevents.Request{Header: r.Header, Body: body, URL: signedURL(r), Now: s.now()}
+	req := &deliveryevents.Request{Header: r.Header, Body: body, URL: signedURL(r), Now: s.now(), Context: r.Context(), SNS: s.sns}
 	var in store.Integration
 	err := s.limitAuth(w, r, func() error {
 		var err error
@@ -45,6 +48,12 @@ func (s *Server) inboundDeliveryEvents(w http.ResponseWriter, r *http.Request) e
 			return err
 		}
 		if err := deliveryevents.Authenticate(in.ProviderID, req, inboundSecrets(in)); err != nil {
+			if errors.Is(err, deliveryevents.ErrUnavailable) {
+				// SNS's certificate could not be fetched: a 5xx, so that SNS posts again.
+				s.log.WarnContext(r.Context(), "delivery events: the provider's signing certificate could not be fetched", "err", err)
+				s.metrics.DeliveryPost(in.ProviderID, metrics.PostUnavailable)
+				return errorf(http.StatusServiceUnavailable, "The provider's signing certificate could not be fetched; try again")
+			}
 			s.metrics.DeliveryPost(in.ProviderID, metrics.PostUnauthorized)
 			return errorf(http.StatusUnauthorized, "The request is not signed as the integration's provider signs its events")
 		}
@@ -63,6 +72,15 @@ func (s *Server) inboundDeliveryEvents(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		s.metrics.DeliveryPost(in.ProviderID, metrics.PostMalformed)
 		return errorf(http.StatusBadRequest, err.Error())
+	}
+	if batch.Confirm != "" {
+		// An SNS subscription (SES) is confirmed before the answer; failing,
+		// the 5xx has SNS post the confirmation again.
+		if err := s.sns.Confirm(r.Context(), batch.Confirm); err != nil {
+			s.log.WarnContext(r.Context(), "delivery events: confirming the SNS subscription", "err", err)
+			s.metrics.DeliveryPost(in.ProviderID, metrics.PostUnavailable)
+			return errorf(http.StatusServiceUnavailable, "The subscription could not be confirmed; try again")
+		}
 	}
 	for i := range batch.Events {
 		batch.Events[i].IntegrationID, batch.Events[i].ProviderID = in.ID, in.ProviderID

@@ -21,11 +21,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/herald-notify/herald/internal/deliveryevents"
+	"github.com/herald-notify/herald/internal/deliveryevents/snsfake"
 	"github.com/herald-notify/herald/internal/provider"
 	"github.com/herald-notify/herald/internal/provider/email/mailgun/mailgunfake"
 	"github.com/herald-notify/herald/internal/provider/email/postmark/postmarkfake"
 	"github.com/herald-notify/herald/internal/provider/email/resend/resendfake"
 	"github.com/herald-notify/herald/internal/provider/email/sendgrid/sendgridfake"
+	"github.com/herald-notify/herald/internal/provider/email/ses/sesfake"
 	"github.com/herald-notify/herald/internal/provider/sms/twilio/twiliofake"
 )
 
@@ -37,7 +39,7 @@ func inboundPath(envID, integrationID string) string {
 // signer signs posts to an integration as its provider does.
 type signer struct {
 	provider string
-	key      string            // configurations.inboundWebhookSigningKey ("" for Twilio)
+	key      string            // configurations.inboundWebhookSigningKey ("" for Twilio; SES: the topic's ARN)
 	ecdsa    *ecdsa.PrivateKey // SendGrid's
 	token    string            // Twilio's auth token
 }
@@ -61,12 +63,16 @@ func newSigner(t *testing.T, providerID string, creds provider.Credentials) *sig
 		s.key = "herald:" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	case "twilio":
 		s.token, _ = creds["token"].(string)
+	case "ses":
+		s.key = snsfake.TopicArn
 	}
 	return s
 }
 
 // sign returns the body and headers of a signed post of body to target;
-// mailgun's body is the event-data object, wrapped in its signed envelope.
+// mailgun's body is the event-data object, wrapped in its signed envelope;
+// SES's the SES event, the Message of a signed SNS Notification whose
+// MessageId is id.
 func (s *signer) sign(t *testing.T, target string, body []byte, id string) ([]byte, map[string]string) {
 	t.Helper()
 	switch s.provider {
@@ -93,6 +99,9 @@ func (s *signer) sign(t *testing.T, target string, body []byte, id string) ([]by
 			deliveryevents.SvixSignatureHeader: sig}
 	case "postmark":
 		return body, map[string]string{"Authorization": "Basic " + base64.StdEncoding.EncodeToString([]byte(s.key))}
+	case "ses":
+		return snsfake.Body(snsfake.Notification(s.key, id, string(body), time.Now())),
+			map[string]string{deliveryevents.SNSMessageTypeHeader: deliveryevents.SNSNotification, "Content-Type": "text/plain; charset=UTF-8"}
 	case "twilio":
 		form, err := url.ParseQuery(string(body))
 		require.NoError(t, err)
@@ -149,6 +158,10 @@ func (h *harness) deliverThrough(t *testing.T, providerID string) inboundFixture
 		f := twiliofake.New()
 		t.Cleanup(f.Close)
 		creds, channel = f.Credentials(), "sms"
+	case "ses":
+		f := sesfake.New()
+		t.Cleanup(f.Close)
+		creds = f.Credentials()
 	}
 	s := newSigner(t, providerID, creds)
 	confs := map[string]any{"inboundWebhookEnabled": true}
@@ -240,6 +253,25 @@ func (f inboundFixture) event(id, status string, byHeraldID bool, at time.Time) 
 			pm["Metadata"] = map[string]any{"heraldMessageId": heraldID}
 		}
 		v = pm
+	case "ses":
+		when := at.UTC().Format("2006-01-02T15:04:05.000Z")
+		tags := map[string]any{"ses:configuration-set": []string{"herald"}}
+		if heraldID != "" {
+			tags["heraldMessageId"] = []string{heraldID}
+		}
+		ev := map[string]any{"eventType": map[string]string{"delivered": "Delivery", "opened": "Open", "bounced": "Bounce"}[status],
+			"mail": map[string]any{"timestamp": when, "messageId": f.providerMessageID, "source": "noreply@herald.test", "tags": tags,
+				"destination": []string{"ada@example.com"}}}
+		switch status {
+		case "delivered":
+			ev["delivery"] = map[string]any{"timestamp": when, "smtpResponse": "250 2.6.0 " + id, "recipients": []string{"ada@example.com"}}
+		case "opened":
+			ev["open"] = map[string]any{"timestamp": when, "ipAddress": "192.0.2.1"}
+		case "bounced":
+			ev["bounce"] = map[string]any{"bounceType": "Permanent", "bounceSubType": "General", "timestamp": when,
+				"bouncedRecipients": []any{map[string]any{"emailAddress": "ada@example.com", "diagnosticCode": "smtp; 550 " + id}}}
+		}
+		v = ev
 	case "twilio":
 		return []byte(url.Values{"MessageSid": {f.providerMessageID}, "MessageStatus": {map[string]string{"delivered": "delivered",
 			"opened": "read", "bounced": "undelivered"}[status]}, "AccountSid": {"AC" + id}}.Encode())
@@ -253,12 +285,12 @@ func (f inboundFixture) event(id, status string, byHeraldID bool, at time.Time) 
 // provider has two), once however often posted, with deliveredAt.
 func TestInboundDeliveryEvents(t *testing.T) {
 	t.Parallel()
-	for _, providerID := range []string{"sendgrid", "mailgun", "resend", "postmark", "twilio"} {
+	for _, providerID := range []string{"sendgrid", "mailgun", "resend", "postmark", "twilio", "ses"} {
 		t.Run(providerID, func(t *testing.T) {
 			t.Parallel()
 			forEachStore(t, func(t *testing.T, h *harness) {
 				f := h.deliverThrough(t, providerID)
-				byHeraldID := providerID == "sendgrid" || providerID == "mailgun" || providerID == "postmark"
+				byHeraldID := providerID == "sendgrid" || providerID == "mailgun" || providerID == "postmark" || providerID == "ses"
 				at := time.Now().Add(-time.Minute).Truncate(time.Second)
 				delivered := f.event("ev-delivered", "delivered", byHeraldID, at)
 				res := h.postInbound(t, f.signer, f.target, delivered, "msg_delivered")
@@ -301,11 +333,17 @@ func TestInboundDeliveryEvents(t *testing.T) {
 
 				// Not signed as the provider signs: refused, nothing recorded.
 				unsigned, _ := f.signer.sign(t, f.target, f.event("ev-open", "opened", false, at), "msg_open")
-				if providerID == "mailgun" { // its signature is in the body
+				switch providerID { // their signatures are in the body
+				case "mailgun":
 					var env map[string]map[string]any
 					require.NoError(t, json.Unmarshal(unsigned, &env))
 					env["signature"]["signature"] = strings.Repeat("0", 64)
 					unsigned, _ = json.Marshal(env)
+				case "ses":
+					var m deliveryevents.SNSMessage
+					require.NoError(t, json.Unmarshal(unsigned, &m))
+					m.Signature = base64.StdEncoding.EncodeToString(make([]byte, 256))
+					unsigned = snsfake.Body(&m)
 				}
 				res = h.call(t, "", "POST", f.target, unsigned, map[string]string{"Content-Type": "application/x-www-form-urlencoded"})
 				require.Equal(t, http.StatusUnauthorized, res.Status, "%s", res.Raw)
@@ -359,9 +397,9 @@ func TestInboundRefusals(t *testing.T) {
 			"inboundWebhookEnabled": false, "inboundWebhookSigningKey": f.signer.key}}, nil)
 		require.Equal(t, http.StatusOK, res.Status, "%s", res.Raw)
 		require.Equal(t, http.StatusNotFound, post(f.target, signed, headers), "inboundWebhookEnabled false")
-		ses := h.createIntegration(t, dev, map[string]any{"providerId": "ses", "identifier": "ses", "configurations": map[string]any{
+		smtp := h.createIntegration(t, dev, map[string]any{"providerId": "nodemailer", "identifier": "smtp", "configurations": map[string]any{
 			"inboundWebhookEnabled": true}})
-		require.Equal(t, http.StatusNotFound, post(inboundPath(devEnv, ses["_id"].(string)), []byte("[]"), nil))
+		require.Equal(t, http.StatusNotFound, post(inboundPath(devEnv, smtp["_id"].(string)), []byte("[]"), nil))
 		require.Equal(t, 0, h.inboundRows(t))
 
 		// Enabled again: a message of no environment's, and another environment's, are skipped.
@@ -440,5 +478,87 @@ func TestInboundDeliveredWebhook(t *testing.T) {
 		require.Equal(t, f.messageID, ev.Data.Object["_id"])
 		require.Equal(t, []any{"2031-03-14T15:09:26.535Z"}, ev.Data.Object["deliveredAt"])
 		require.Equal(t, "ada", ev.Data.Object["subscriberId"])
+	})
+}
+
+// TestInboundSES: SES's events come through SNS. An e-mail sent through
+// SES, then SNS's signed Notification of its Delivery event, verified with
+// the certificate SigningCertURL names (served from memory); a
+// SubscriptionConfirmation is confirmed by a GET of its SubscribeURL; a
+// post of another topic, a stale one, or one naming a certificate that is
+// not SNS's is a 401 that requests nothing and stores nothing.
+func TestInboundSES(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, h *harness) {
+		f := h.deliverThrough(t, "ses")
+		at := time.Now().Add(-time.Minute).Truncate(time.Millisecond)
+		notify := func(m *deliveryevents.SNSMessage) response {
+			return h.call(t, "", "POST", f.target, snsfake.Body(m), map[string]string{deliveryevents.SNSMessageTypeHeader: m.Type,
+				"Content-Type": "text/plain; charset=UTF-8"})
+		}
+
+		// The subscription: confirmed, nothing recorded.
+		c := snsfake.SubscriptionConfirmation(snsfake.TopicArn, "token-1", time.Now())
+		res := notify(c)
+		require.Equal(t, http.StatusOK, res.Status, "%s", res.Raw)
+		require.Equal(t, []string{c.SubscribeURL}, h.SNS.Confirmed())
+		require.Equal(t, map[string]any{"received": 0.0, "queued": 0.0, "duplicates": 0.0, "ignored": 0.0}, res.Object(t))
+		// SNS's refusal to confirm: a 503, so that SNS posts it again.
+		bad := snsfake.SubscriptionConfirmation(snsfake.TopicArn, "token-2", time.Now())
+		bad.SubscribeURL = "https://sns.us-east-1.amazonaws.com/?Action=Unknown&Token=token-2"
+		snsfake.Sign(bad)
+		res = notify(bad)
+		require.Equal(t, http.StatusServiceUnavailable, res.Status, "%s", res.Raw)
+		require.Len(t, h.SNS.Confirmed(), 1)
+		u := &deliveryevents.SNSMessage{Type: deliveryevents.SNSUnsubscribeConfirmation, MessageID: "u1", Token: "token-3", TopicArn: snsfake.TopicArn,
+			Message: "unsubscribed", SubscribeURL: c.SubscribeURL, Timestamp: time.Now().UTC().Format(time.RFC3339)}
+		snsfake.Sign(u)
+		require.Equal(t, http.StatusOK, notify(u).Status)
+		require.Len(t, h.SNS.Confirmed(), 1, "an unsubscription is only acknowledged")
+		require.Equal(t, 0, h.inboundRows(t))
+
+		// Refused: another topic, stale, a certificate not SNS's, SHA1 signed as SHA256.
+		message := string(f.event("ev", "delivered", true, at))
+		other := snsfake.Notification("arn:aws:sns:us-east-1:999999999999:other", "n-other", message, time.Now())
+		stale := snsfake.Notification(snsfake.TopicArn, "n-stale", message, time.Now().Add(-61*time.Minute))
+		elsewhere := &deliveryevents.SNSMessage{Type: deliveryevents.SNSNotification, MessageID: "n-elsewhere", TopicArn: snsfake.TopicArn,
+			Message: message, Timestamp: time.Now().UTC().Format(time.RFC3339), SigningCertURL: "https://certs.example.com/SimpleNotificationService-a.pem"}
+		snsfake.Sign(elsewhere)
+		relabeled := snsfake.Notification(snsfake.TopicArn, "n-relabeled", message, time.Now())
+		relabeled.SignatureVersion = "1"
+		requests := len(h.SNS.Requests())
+		for name, m := range map[string]*deliveryevents.SNSMessage{"another topic": other, "stale": stale, "a certificate not SNS's": elsewhere,
+			"another version": relabeled} {
+			res := notify(m)
+			require.Equal(t, http.StatusUnauthorized, res.Status, "%s: %s", name, res.Raw)
+		}
+		require.Len(t, h.SNS.Requests(), requests, "nothing requested for the refused posts")
+		require.Equal(t, 0, h.inboundRows(t))
+
+		// The Delivery event, signed with SignatureVersion 1.
+		m := &deliveryevents.SNSMessage{Type: deliveryevents.SNSNotification, MessageID: "n-delivery", TopicArn: snsfake.TopicArn, Message: message,
+			Timestamp: time.Now().UTC().Format(time.RFC3339Nano), SignatureVersion: "1"}
+		snsfake.Sign(m)
+		res = notify(m)
+		require.Equal(t, http.StatusOK, res.Status, "%s", res.Raw)
+		require.Equal(t, map[string]any{"received": 1.0, "queued": 1.0, "duplicates": 0.0, "ignored": 0.0}, res.Object(t))
+		d := h.awaitDetails(t, f.notifyID, 1)[0]
+		require.Equal(t, "Webhook", d["source"])
+		require.Equal(t, "delivered", d["webhookStatus"])
+		require.Equal(t, "Success", d["status"])
+		require.Equal(t, "ses", d["providerId"])
+		require.Equal(t, "Delivery event from Amazon SES: delivered (250 2.6.0 ev)", d["detail"])
+		require.JSONEq(t, message, d["raw"].(string), "raw is the SES event")
+		msgs := objects(t, h.messages(t, url.Values{"channel": {"email"}, "transactionId": {"tx-note"}})["data"])
+		require.Equal(t, []any{at.UTC().Format("2006-01-02T15:04:05.000Z")}, msgs[0]["deliveredAt"], "delivery.timestamp")
+
+		// An SES event of a type Herald does not record, and a message published by hand: ignored.
+		for i, msg := range []string{`{"eventType":"Subscription","mail":{"messageId":"x"}}`, "Hello from the console"} {
+			res = notify(snsfake.Notification(snsfake.TopicArn, fmt.Sprintf("n-ignored-%d", i), msg, time.Now()))
+			require.Equal(t, http.StatusOK, res.Status, "%s", res.Raw)
+			require.Equal(t, 1.0, res.Object(t)["ignored"])
+		}
+		require.Equal(t, 1, h.SNS.Fetches(), "the certificate is fetched once")
+		require.Len(t, h.webhookDetails(t, f.notifyID), 1)
 	})
 }

@@ -28,8 +28,8 @@ func TestInboundBadInput(t *testing.T) {
 		dev := h.authFor(asDev)
 		envID, _ := h.envIDs(t)
 		targets := map[string]string{}
-		for _, p := range []string{"sendgrid", "mailgun", "resend", "postmark", "twilio"} {
-			// Unsigned, so that the bodies reach the parsers (Twilio's always wants its signature).
+		for _, p := range []string{"sendgrid", "mailgun", "resend", "postmark", "twilio", "ses"} {
+			// Unsigned, so that the bodies reach the parsers (Twilio's and SES's always want their signatures).
 			in := h.createIntegration(t, dev, map[string]any{"providerId": p, "identifier": "bad-" + p,
 				"credentials":    map[string]any{"token": "t", "accountSid": "AC1", "from": "+1555"},
 				"configurations": map[string]any{"inboundWebhookEnabled": true}})
@@ -45,7 +45,11 @@ func TestInboundBadInput(t *testing.T) {
 			"mailgun types":  `{"signature":"x","event-data":{"event":"failed","severity":7,"message":{"headers":[]},"user-variables":"x"}}`,
 			"resend types":   `{"type":"email.delivered","created_at":12,"data":[]}`,
 			"postmark types": `{"RecordType":"Delivery","DeliveredAt":{},"Metadata":[],"MessageID":null}`,
-			"deep":           deep, "deep object": strings.Repeat(`{"a":`, 100) + "1" + strings.Repeat("}", 100),
+			"sns types":      `{"Type":"Notification","MessageId":1,"Message":{},"Timestamp":[],"SignatureVersion":2,"Signature":null}`,
+			"sns unsigned": `{"Type":"Notification","MessageId":"m","TopicArn":"arn:aws:sns:us-east-1:1:t","Message":"{\"eventType\":\"Delivery\"}",` +
+				`"Timestamp":"2031-03-14T15:09:26Z","SignatureVersion":"2","Signature":"AAAA","SigningCertURL":"https://evil.test/x.pem"}`,
+			"sns confirmation": `{"Type":"SubscriptionConfirmation","SubscribeURL":"https://169.254.169.254/latest/meta-data/","Token":"t"}`,
+			"deep":             deep, "deep object": strings.Repeat(`{"a":`, 100) + "1" + strings.Repeat("}", 100),
 			"wide": wide, "form": "MessageSid=SM1&MessageStatus=delivered", "bad form": "%zz=%", "binary": "\xff\xfe\x00\x01",
 			"nul escape": `[{"event":"delivered","sg_event_id":"\u0000"}]`, "surrogate": `{"type":"email.sent","data":{"email_id":"\ud800"}}`,
 			"huge number": `[{"event":"delivered","timestamp":1e308}]`, "long id": `[{"event":"delivered","sg_event_id":"` + strings.Repeat("x", 100_000) + `"}]`,
@@ -64,5 +68,6 @@ func TestInboundBadInput(t *testing.T) {
 			}
 		}
 		require.Equal(t, 200, h.call(t, "", "GET", "/health", nil, nil).Status)
+		require.Empty(t, h.SNS.Requests(), "no unsigned SES post has Herald request anything")
 	})
 }

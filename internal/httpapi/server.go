@@ -69,6 +69,10 @@ type Options struct {
 	// (and says whether endpoints may be private addresses); default: one
 	// that refuses private networks.
 	Webhooks *webhooks.Service
+	// SNS fetches Amazon SNS's signing certificates and confirms its
+	// subscriptions (SES's delivery events); default: one whose guard
+	// refuses private networks.
+	SNS *deliveryevents.SNS
 }
 
 // DefaultInboxSessionTTL is how long an inbox session token is valid unless
@@ -101,6 +105,8 @@ type Server struct {
 	webhooks         *webhooks.Service
 	// deliveryEvents records the events providers post (inbound_webhooks.go).
 	deliveryEvents *deliveryevents.Recorder
+	// sns verifies SNS's posts and confirms its subscriptions (SES).
+	sns *deliveryevents.SNS
 }
 
 // maxBody is the largest request body accepted.
@@ -122,6 +128,9 @@ func New(o Options) *Server {
 	}
 	if s.bridge = o.Bridge; s.bridge == nil {
 		s.bridge = bridge.New(bridge.Options{})
+	}
+	if s.sns = o.SNS; s.sns == nil {
+		s.sns = deliveryevents.NewSNS(deliveryevents.SNSOptions{})
 	}
 	if s.sandbox == nil {
 		s.sandbox = sandbox.New(sandbox.DefaultLimits)

@@ -29,6 +29,9 @@ const (
 	PostUnauthorized = "refused_401"
 	PostMalformed    = "refused_400"
 	PostRateLimited  = "refused_429"
+	// PostUnavailable: what the post needs from its provider (SNS's signing
+	// certificate, a subscription's confirmation) could not be had (503).
+	PostUnavailable = "failed_503"
 )
 
 func newDeliveryEventCounters() (events, posts *prometheus.CounterVec) {
@@ -39,7 +42,7 @@ func newDeliveryEventCounters() (events, posts *prometheus.CounterVec) {
 		prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "herald_delivery_event_posts_total",
 			Help: "Posts to the inbound delivery-event route, by provider (unknown without an integration) and outcome" +
-				" (accepted, refused_404, refused_401, refused_400, refused_429).",
+				" (accepted, refused_404, refused_401, refused_400, refused_429, failed_503).",
 		}, []string{"provider", "outcome"})
 }
 
