@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -77,46 +76,16 @@ func (m *Metrics) DeliveryEventQueue(read func(ctx context.Context) (store.Deliv
 	if log == nil {
 		log = slog.Default()
 	}
-	err := m.reg.Register(&deliveryQueueCollector{read: read, log: log,
-		queued: prometheus.NewDesc("herald_delivery_events_queued", "Delivery events stored and not recorded yet.", nil, nil),
+	err := m.reg.Register(&storedQueueCollector{what: "the delivery event queue", log: log,
+		read: func(ctx context.Context, _ time.Time) (int64, time.Time, error) {
+			q, err := read(ctx)
+			return q.Queued, q.Oldest, err
+		},
+		count: prometheus.NewDesc("herald_delivery_events_queued", "Delivery events stored and not recorded yet.", nil, nil),
 		age: prometheus.NewDesc("herald_delivery_events_oldest_seconds",
 			"How long the longest-waiting delivery event has waited to be recorded (0: none waits).", nil, nil)})
 	var already prometheus.AlreadyRegisteredError
 	if err != nil && !errors.As(err, &already) {
 		log.Warn("metrics: registering the delivery event queue", "err", err)
 	}
-}
-
-type deliveryQueueCollector struct {
-	read        func(ctx context.Context) (store.DeliveryEventQueue, error)
-	log         *slog.Logger
-	queued, age *prometheus.Desc
-
-	mu   sync.Mutex
-	at   time.Time
-	last store.DeliveryEventQueue
-}
-
-func (c *deliveryQueueCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.queued; ch <- c.age }
-
-func (c *deliveryQueueCollector) Collect(ch chan<- prometheus.Metric) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	now := time.Now()
-	if now.Sub(c.at) >= queueCacheFor || now.Before(c.at) {
-		ctx, cancel := context.WithTimeout(context.Background(), queueTimeout)
-		q, err := c.read(ctx)
-		cancel()
-		if err != nil {
-			c.log.Warn("metrics: reading the delivery event queue", "err", err)
-			return
-		}
-		c.at, c.last = now, q
-	}
-	age := 0.0
-	if !c.last.Oldest.IsZero() {
-		age = max(c.at.Sub(c.last.Oldest).Seconds(), 0)
-	}
-	ch <- prometheus.MustNewConstMetric(c.queued, prometheus.GaugeValue, float64(c.last.Queued))
-	ch <- prometheus.MustNewConstMetric(c.age, prometheus.GaugeValue, age)
 }

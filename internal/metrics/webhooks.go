@@ -3,7 +3,6 @@ package metrics
 import (
 	"context"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -45,42 +44,12 @@ func (m *Metrics) WebhookQueue(read func(ctx context.Context, now time.Time) (st
 	if log == nil {
 		log = slog.Default()
 	}
-	m.reg.MustRegister(&webhookQueueCollector{read: read, log: log,
-		due: prometheus.NewDesc("herald_webhook_attempts_due", "Outbound webhook attempts due and not yet claimed by a sender.", nil, nil),
+	m.reg.MustRegister(&storedQueueCollector{what: "the webhook queue", log: log,
+		read: func(ctx context.Context, now time.Time) (int64, time.Time, error) {
+			q, err := read(ctx, now)
+			return q.Due, q.OldestDue, err
+		},
+		count: prometheus.NewDesc("herald_webhook_attempts_due", "Outbound webhook attempts due and not yet claimed by a sender.", nil, nil),
 		age: prometheus.NewDesc("herald_webhook_oldest_due_seconds",
 			"How long the longest-waiting due webhook attempt has been due (0: none is due).", nil, nil)})
-}
-
-type webhookQueueCollector struct {
-	read     func(ctx context.Context, now time.Time) (store.WebhookQueue, error)
-	log      *slog.Logger
-	due, age *prometheus.Desc
-
-	mu   sync.Mutex
-	at   time.Time
-	last store.WebhookQueue
-}
-
-func (c *webhookQueueCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.due; ch <- c.age }
-
-func (c *webhookQueueCollector) Collect(ch chan<- prometheus.Metric) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	now := time.Now()
-	if now.Sub(c.at) >= queueCacheFor || now.Before(c.at) {
-		ctx, cancel := context.WithTimeout(context.Background(), queueTimeout)
-		q, err := c.read(ctx, now)
-		cancel()
-		if err != nil {
-			c.log.Warn("metrics: reading the webhook queue", "err", err)
-			return
-		}
-		c.at, c.last = now, q
-	}
-	age := 0.0
-	if !c.last.OldestDue.IsZero() {
-		age = max(c.at.Sub(c.last.OldestDue).Seconds(), 0)
-	}
-	ch <- prometheus.MustNewConstMetric(c.due, prometheus.GaugeValue, float64(c.last.Due))
-	ch <- prometheus.MustNewConstMetric(c.age, prometheus.GaugeValue, age)
 }
