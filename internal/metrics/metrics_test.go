@@ -140,3 +140,46 @@ func TestInFlight(t *testing.T) {
 	var off *metrics.Metrics
 	off.InFlight(func() (int, int, int) { return 0, 0, 0 })
 }
+
+// TestStoredQueues: the delivery events' and the webhooks' queue gauges
+// read the store at scrape time, once for scrapes within a second; the
+// age is that of the oldest at the reading; a failed reading leaves the
+// series out and is logged.
+func TestStoredQueues(t *testing.T) {
+	t.Parallel()
+	var logs bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	m := metrics.New(metrics.Options{Logger: log})
+	var mu sync.Mutex
+	reads, fail := 0, false
+	oldest := time.Now().Add(-30 * time.Second)
+	m.DeliveryEventQueue(func(context.Context) (store.DeliveryEventQueue, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		reads++
+		if fail {
+			return store.DeliveryEventQueue{}, errors.New("store down")
+		}
+		return store.DeliveryEventQueue{Queued: 3, Oldest: oldest}, nil
+	}, log)
+	m.WebhookQueue(func(_ context.Context, now time.Time) (store.WebhookQueue, error) {
+		return store.WebhookQueue{Due: 5}, nil
+	}, log)
+
+	body := scrape(t, m)
+	require.Contains(t, body, "herald_delivery_events_queued 3\n")
+	require.Regexp(t, `herald_delivery_events_oldest_seconds 3\d\.?\d*\n`, body)
+	require.Contains(t, body, "herald_webhook_attempts_due 5\n")
+	require.Contains(t, body, "herald_webhook_oldest_due_seconds 0\n", "none due: 0")
+	scrape(t, m)
+	mu.Lock()
+	require.Equal(t, 1, reads, "one reading within a second")
+	fail = true
+	mu.Unlock()
+
+	time.Sleep(1100 * time.Millisecond)
+	body = scrape(t, m)
+	require.NotContains(t, body, "herald_delivery_events_queued")
+	require.Contains(t, body, "herald_webhook_attempts_due 5\n")
+	require.Contains(t, logs.String(), "store down")
+}
