@@ -535,6 +535,12 @@ func (db *DB) writeTriggers(calls []*triggerCall) (results []store.TriggerResult
 		if p := recover(); p != nil { // never leave the callers waiting
 			results, err = nil, fmt.Errorf("sqlstore: trigger group: panic: %v", p)
 		}
+		// The group's time (its callers' earliest deadline) ran out: the
+		// database did not answer in time, for every caller of the group
+		// — also one whose own deadline is later.
+		if err != nil && ctx.Err() != nil && !errors.Is(err, store.ErrUnavailable) {
+			err = fmt.Errorf("%w: the trigger group ran out of time: %w", store.ErrUnavailable, err)
+		}
 	}()
 	if db.simpleGroup(calls) {
 		var ok bool
