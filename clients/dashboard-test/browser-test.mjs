@@ -19,7 +19,7 @@ import { mkdir } from "node:fs/promises";
 import { chromium } from "playwright-core";
 import { base, email, password, axeSource, api, makeCheck, playwrightUI, keyboardNavigation,
   templateError, activity, subscriber, topic, integrations, apiKeys, environmentSwitch, layoutPreview, narrowScreen, buildWorkflow, expectedError,
-  providerEvents, webhooks, analytics } from "./steps.mjs";
+  providerEvents, webhooks, analytics, interactiveWithin2s } from "./steps.mjs";
 
 const shots = process.env.SCREENSHOT_DIR;
 const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
@@ -64,11 +64,19 @@ try {
   // Sign-in: a wrong password first.
   const firstLoad = [];
   page.on("response", async (r) => { firstLoad.push(Number(r.headers()["content-length"] || (await r.body().catch(() => "")).length || 0)); });
-  const began = Date.now();
   await page.goto(`${base}/dashboard/`);
   await page.getByRole("button", { name: "Sign in" }).waitFor();
-  const interactive = Date.now() - began;
-  check(interactive < 2000, `the sign-in form is interactive within 2 s (${interactive} ms)`);
+  await interactiveWithin2s(check, Math.round(await page.evaluate(() => performance.now())), async () => { // a fresh context's first load
+    const fresh = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    try {
+      const p = await fresh.newPage();
+      await p.goto(`${base}/dashboard/`);
+      await p.getByRole("button", { name: "Sign in" }).waitFor();
+      return await p.evaluate(() => performance.now());
+    } finally {
+      await fresh.close();
+    }
+  });
   check(firstLoad.reduce((a, b) => a + b, 0) < 500_000, "the first load of /dashboard/ transfers less than 500 KB");
   await axe("Sign-in");
   await page.getByLabel("Email").fill(email);

@@ -65,7 +65,19 @@ try {
   // here with a page of Herald's that is not the dashboard, so the first
   // load measures the dashboard (nothing of it cached), not that start.
   await page.goto(`${base}/health`);
-  await firstLoad(ui, check);
+  await firstLoad(ui, check, async () => { // a fresh context's first load, timed by its page
+    const context = await browser.createBrowserContext();
+    try {
+      const fresh = await context.newPage();
+      await fresh.goto(`${base}/health`);
+      await fresh.goto(`${base}/dashboard/`);
+      await fresh.waitForFunction(() => [...document.querySelectorAll("button")].some((b) => b.textContent.trim() === "Sign in"
+        && b.offsetParent !== null), { timeout: 10000, polling: 50 });
+      return await fresh.evaluate(() => performance.now());
+    } finally {
+      await context.close();
+    }
+  });
   await visible(page, "#signin");
   await axe(page, "Sign-in");
   await page.type("#email", email);
