@@ -118,6 +118,14 @@ func (b *Base) PeakConcurrency() int {
 	return b.peak
 }
 
+// Waiting is how many requests the fake is answering now (waiting out the
+// delay set by SetDelay).
+func (b *Base) Waiting() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.waiting
+}
+
 // SetDelay makes every answer wait d, as a real provider takes 100–400 ms
 // to answer (benchmarks of slow providers).
 func (b *Base) SetDelay(d time.Duration) {
