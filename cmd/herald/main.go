@@ -110,6 +110,8 @@ func command(stdout, stderr io.Writer) *cli.Command {
 						Sources: cli.EnvVars("HERALD_INBOX_SESSION_TTL"), Destination: &cfg.InboxSessionTTL},
 					&cli.StringFlag{Name: "webhook-retry-schedule", Value: webhooks.DefaultScheduleText, Usage: "delays of an outbound webhook's attempts, comma-separated: the first after the event, each next after the previous failed",
 						Sources: cli.EnvVars("HERALD_WEBHOOK_RETRY_SCHEDULE"), Destination: &cfg.WebhookRetrySchedule},
+					&cli.DurationFlag{Name: "webhook-timeout", Value: webhooks.DefaultTimeout, Usage: "time limit of one outbound webhook attempt; what a process that stopped had in hand (attempts, outbox entries) is taken again after 4x (2x) it",
+						Sources: cli.EnvVars("HERALD_WEBHOOK_TIMEOUT"), Destination: &cfg.WebhookTimeout},
 					&cli.BoolFlag{Name: "demo-page", Value: true, Usage: "serve the demo inbox page at /demo (the development environment's demo subscriber; --demo-page=false turns it off)",
 						Sources: cli.EnvVars("HERALD_DEMO_PAGE"), Destination: &cfg.DemoPage},
 					&cli.StringFlag{Name: "retention-activity", Value: "30d", Usage: "how long finished triggers, their activity and transactionId reservations are kept: a duration (12h) or days (30d, 1.5d); 0 keeps forever",
@@ -316,11 +318,13 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 		log.Info("trigger groups written at once", "writers", a.Store.TriggerWriters(), "databaseRoundTrip", a.Store.RTT().String())
 	}
 
-	// Outbound webhooks: every process emits the events of its changes
-	// (the in-app messages it creates through the store's hook, below); a
-	// worker sends them.
-	wh := webhooks.New(webhooks.Options{Store: a.Store, Logger: log, Metrics: met, Schedule: schedule,
+	// Outbound webhooks: every change writes its events' outbox entry in
+	// its own transaction; every process drains the outbox (its own
+	// entries at once, the others' within a second); a worker sends the
+	// events.
+	wh := webhooks.New(webhooks.Options{Store: a.Store, Logger: log, Metrics: met, Schedule: schedule, Timeout: cfg.WebhookTimeout,
 		AllowPrivateNetworks: cfg.Delivery.AllowPrivateNetworks})
+	wh.Outbox(a.Store)
 	met.WebhookQueue(wh.QueueStats, log)
 	go wh.Run(ctx)
 	// Realtime: this process's hub hears its own commits through the
@@ -328,13 +332,10 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 	// worker only sends its commits on (the hook's NOTIFY).
 	var rt *realtime.Dispatcher
 	if cfg.Role == "worker" {
-		a.Store.OnInboxChange(wh.InboxChanged)
+		a.Store.OnInboxChange(func(store.InboxChange) {}) // the NOTIFY to the API processes' hubs
 	} else {
 		rt = realtime.NewDispatcher(realtime.NewHub(), a.Store, log)
-		a.Store.OnInboxChange(func(c store.InboxChange) {
-			rt.Changed(c)
-			wh.InboxChanged(c)
-		})
+		a.Store.OnInboxChange(rt.Changed)
 		go rt.Run(ctx)
 		go rt.Listen(ctx, a.Store.ListenInbox)
 	}
@@ -344,7 +345,7 @@ func serve(ctx context.Context, cfg config.Config, con console) error {
 	var workersDone, sendDone chan struct{}
 	if cfg.Role != "api" {
 		eng = engine.New(engine.Options{Store: a.Store, Logger: log, Listen: a.Store.ListenJobs, Sandbox: sb, Workers: cfg.Workers, Metrics: met,
-			MaxInFlight: cfg.JobsInFlight, Bridge: bridgeClient, Webhooks: wh,
+			MaxInFlight: cfg.JobsInFlight, Bridge: bridgeClient,
 			Delivery: engine.DeliveryOptions{AllowPrivateNetworks: cfg.Delivery.AllowPrivateNetworks,
 				Timeout: cfg.Delivery.Timeout, Attempts: cfg.Delivery.Attempts, PerIntegration: cfg.Delivery.PerIntegration}})
 		met.InFlight(eng.InFlight)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -93,6 +94,96 @@ func TestWebhooksSurviveRestart(t *testing.T) {
 			got = rec.Received()
 			require.True(t, got[2].Verified, "verified with the new secret: %s", got[2].Error)
 			require.True(t, got[3].Verified, "verified with the old secret during the rotation: %s", got[3].Error)
+			require.NotContains(t, s.log(), "level=ERROR")
+			s.kill(t)
+		})
+	}
+}
+
+// TestWebhookEventsSurviveKill: Herald is killed (SIGKILL) right after it
+// answered a run of triggers, each of which created an in-app message:
+// the message.sent events whose outbox entries were still waiting die with
+// nothing but the process. After a restart on the same store every
+// message's event reaches the receiver (verified by standardwebhooks),
+// each message once.
+func TestWebhookEventsSurviveKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	t.Parallel()
+	bin := heraldBinary(t)
+	for _, kind := range testdb.Kinds {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			rec := nodetest.StartWebhookReceiver(t)
+			env, db := serveStore(t, kind)
+			// What the killed process had claimed is taken again after 4 s
+			// (attempts) and 2 s (outbox entries).
+			env = append(env, "HERALD_ALLOW_PRIVATE_NETWORKS=true", "HERALD_WEBHOOK_TIMEOUT=1s")
+			s := startServer(t, bin, env)
+			status, out := s.call(t, "POST", "/v2/webhooks/endpoints", map[string]any{"url": rec.URL + "/hooks/kill",
+				"eventTypes": []string{"message.sent"}})
+			require.Equal(t, http.StatusCreated, status, "%v", out)
+			rec.Configure([]string{out.(map[string]any)["secret"].(string)})
+			status, out = s.call(t, "POST", "/v2/workflows", map[string]any{"name": "Burst", "workflowId": "burst",
+				"steps": []any{map[string]any{"name": "Inbox", "type": "in_app", "controlValues": map[string]any{"body": "hi"}}}})
+			require.Equal(t, http.StatusCreated, status, "%v", out)
+
+			const triggers = 30
+			for i := range triggers { // known subscribers: their in-app messages are made with the trigger (mostly)
+				status, out := s.call(t, "POST", "/v2/subscribers", map[string]any{"subscriberId": fmt.Sprintf("kill-%d", i)})
+				require.Equal(t, http.StatusCreated, status, "%v", out)
+			}
+			for i := range triggers {
+				status, out := s.call(t, "POST", "/v1/events/trigger", map[string]any{"name": "burst",
+					"to": map[string]any{"subscriberId": fmt.Sprintf("kill-%d", i)}})
+				require.Equal(t, http.StatusCreated, status, "%v", out)
+			}
+			s.kill(t)
+			var pending, messages int
+			require.NoError(t, db.QueryRow("SELECT count(*) FROM webhook_outbox").Scan(&pending))
+			require.NoError(t, db.QueryRow("SELECT count(*) FROM messages WHERE channel = 'in_app'").Scan(&messages))
+			t.Logf("killed with %d in-app messages made (the rest by the workers after the restart), %d outbox entries waiting"+
+				" and %d events received", messages, pending, len(rec.Received()))
+
+			s = startServer(t, bin, env)
+			ids := func() map[string]bool {
+				seen := map[string]bool{}
+				for _, r := range rec.Received() {
+					require.True(t, r.Verified, "standardwebhooks verified it: %s", r.Error)
+					require.Equal(t, "message.sent", r.Type)
+					seen[r.Body.(map[string]any)["data"].(map[string]any)["object"].(map[string]any)["_id"].(string)] = true
+				}
+				return seen
+			}
+			made := func() int {
+				var n int
+				require.NoError(t, db.QueryRow("SELECT count(*) FROM messages WHERE channel = 'in_app'").Scan(&n))
+				return n
+			}
+			// Every message made has its event (a trigger whose job the
+			// killed worker held makes its message when the job's lease
+			// ends, later than this test waits).
+			byWebhook := func() map[string]string {
+				out := map[string]string{}
+				for _, r := range rec.Received() {
+					msg := r.Body.(map[string]any)["data"].(map[string]any)["object"].(map[string]any)["_id"].(string)
+					if prev, ok := out[r.ID]; ok {
+						require.Equal(t, prev, msg, "a webhook-id is one event")
+					}
+					out[r.ID] = msg
+				}
+				return out
+			}
+			// One event per message (an attempt repeated after the kill has
+			// the same webhook-id).
+			require.Eventually(t, func() bool { n := made(); return len(ids()) == n && len(byWebhook()) == n }, 20*time.Second,
+				20*time.Millisecond, "a message's event was lost with the process")
+			require.GreaterOrEqual(t, len(ids()), messages)
+			time.Sleep(500 * time.Millisecond)
+			require.Len(t, byWebhook(), len(ids()), "no event made twice")
+			require.NoError(t, db.QueryRow("SELECT count(*) FROM webhook_outbox").Scan(&pending))
+			require.Zero(t, pending)
 			require.NotContains(t, s.log(), "level=ERROR")
 			s.kill(t)
 		})

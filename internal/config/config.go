@@ -66,6 +66,9 @@ type Config struct {
 	// WebhookRetrySchedule is the delay of each outbound webhook attempt,
 	// comma-separated Go durations ("" is the default schedule).
 	WebhookRetrySchedule string
+	// WebhookTimeout is the time limit of one outbound webhook attempt
+	// (zero: the default).
+	WebhookTimeout time.Duration
 	// Retention is how long triggers and in-app messages are kept, as
 	// given (RetentionSettings.Parse reads it).
 	Retention RetentionSettings

@@ -10,7 +10,6 @@ import (
 
 	"github.com/herald-notify/herald/internal/metrics"
 	"github.com/herald-notify/herald/internal/store"
-	"github.com/herald-notify/herald/internal/webhooks"
 )
 
 // Defaults of RecorderOptions.
@@ -21,13 +20,10 @@ const (
 
 // RecorderOptions configure a Recorder.
 type RecorderOptions struct {
-	Store store.DeliveryEvents
-	// Webhooks, when set, sends message.delivered for each `delivered`
-	// event recorded.
-	Webhooks *webhooks.Service
-	Metrics  *metrics.Metrics
-	Logger   *slog.Logger
-	Now      func() time.Time
+	Store   store.DeliveryEvents
+	Metrics *metrics.Metrics
+	Logger  *slog.Logger
+	Now     func() time.Time
 	// Batch bounds the events of one transaction (default DefaultBatch).
 	Batch int
 	// MatchFor is how long an event matching no message is tried again
@@ -85,13 +81,6 @@ func (r *Recorder) Drain(ctx context.Context) (recorded int, err error) {
 		}
 		for provider, n := range res.Unmatched {
 			r.o.Metrics.DeliveryEvents(provider, metrics.EventUnmatched, n)
-		}
-		if len(res.Delivered) > 0 {
-			evs := make([]webhooks.MessageEvent, len(res.Delivered))
-			for i := range res.Delivered {
-				evs[i] = webhooks.MessageEvent{Type: webhooks.MessageDelivered, Message: res.Delivered[i]}
-			}
-			r.o.Webhooks.Messages(ctx, evs)
 		}
 		if res.Taken < r.o.Batch {
 			return recorded, nil

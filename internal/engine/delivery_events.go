@@ -12,7 +12,7 @@ import (
 // left queued, and the events tried again for their message. A pass with
 // nothing due is one read.
 func (e *Engine) deliveryEventsLoop(ctx context.Context) {
-	r := deliveryevents.NewRecorder(deliveryevents.RecorderOptions{Store: e.o.Store, Webhooks: e.o.Webhooks, Metrics: e.o.Metrics,
+	r := deliveryevents.NewRecorder(deliveryevents.RecorderOptions{Store: e.o.Store, Metrics: e.o.Metrics,
 		Logger: e.log, Now: e.now})
 	e.every(ctx, e.o.Poll, "recording delivery events", func() {
 		if n, err := r.Drain(ctx); err != nil && ctx.Err() == nil {

@@ -24,7 +24,6 @@ import (
 	"github.com/herald-notify/herald/internal/netguard"
 	"github.com/herald-notify/herald/internal/sandbox"
 	"github.com/herald-notify/herald/internal/store"
-	"github.com/herald-notify/herald/internal/webhooks"
 )
 
 // Options configure an Engine.
@@ -72,9 +71,6 @@ type Options struct {
 	// transaction adds (default 500); FanoutBatches how many batches a
 	// fan-out job runs before it queues itself again (default 4).
 	FanoutBatch, FanoutBatches int
-	// Webhooks, when set, is told of the messages each batch delivered or
-	// failed for good (message.sent, message.failed).
-	Webhooks *webhooks.Service
 }
 
 // DefaultMaxInFlight is the default bound of jobs in flight per process.
@@ -503,17 +499,16 @@ func (e *Engine) runBatch(ctx context.Context, claimed []store.Claimed) error {
 			return err
 		}
 	}
+	// The store wrote the webhook outbox entries of the messages it wrote
+	// (message.sent, message.failed) in the same transaction.
 	now := e.now()
-	var delivered []*store.Message
 	for i, ok := range applied {
 		if !ok {
 			e.log.WarnContext(jobContext(ctx, outcomes[i].Job), "dropped the outcome of a job whose lease was lost")
 			continue
 		}
 		e.finished(ctx, outcomes[i], now)
-		delivered = append(delivered, outcomes[i].Messages...)
 	}
-	e.o.Webhooks.Delivered(ctx, delivered)
 	return nil
 }
 

@@ -29,6 +29,7 @@ import (
 	"github.com/herald-notify/herald/internal/provider/email/sendgrid/sendgridfake"
 	"github.com/herald-notify/herald/internal/provider/email/ses/sesfake"
 	"github.com/herald-notify/herald/internal/provider/sms/twilio/twiliofake"
+	"github.com/herald-notify/herald/internal/webhooks"
 )
 
 // inboundPath is the route of an integration's delivery events.
@@ -458,12 +459,17 @@ func TestInboundDeliveredWebhook(t *testing.T) {
 		res := h.call(t, h.authFor(asDev), "POST", "/v2/webhooks/endpoints", map[string]any{"url": "https://hooks.example.com/herald",
 			"eventTypes": []string{"message.delivered"}}, nil)
 		require.Equal(t, http.StatusCreated, res.Status, "%s", res.Raw)
+		// The store writes the event's outbox entry with the record; the
+		// service's drain (herald serve runs it) makes the event of it.
+		svc := webhooks.New(webhooks.Options{Store: h.DB, Logger: testLogger(t)})
+		svc.Outbox(h.DB)
 		at := time.Date(2031, 3, 14, 15, 9, 26, 535e6, time.UTC)
 		res = h.postInbound(t, f.signer, f.target, f.event("e", "delivered", true, at), "")
 		require.Equal(t, http.StatusOK, res.Status, "%s", res.Raw)
 		h.awaitDetails(t, f.notifyID, 1)
 		var body string
 		require.Eventually(t, func() bool {
+			require.NoError(t, svc.Drain(t.Context()))
 			return h.DB.Reader().QueryRowContext(t.Context(), "SELECT body FROM webhook_events WHERE event_type = 'message.delivered'").
 				Scan(&body) == nil
 		}, 5*time.Second, 20*time.Millisecond)

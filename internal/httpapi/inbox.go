@@ -257,12 +257,13 @@ func (s *Server) markAs(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	now := s.now()
+	r = s.watchChange(r, markEvents[mark], store.WebhookMessagesChangedParams{SubscriberID: sub.ID, IDs: ids}, now)
 	ms, err := s.store.MessageMarkAs(r.Context(), &store.MessageMarkAsParams{Scope: callerFrom(r.Context()).Scope,
-		SubscriberID: sub.ID, IDs: ids, MarkAs: mark, Now: s.now()})
+		SubscriberID: sub.ID, IDs: ids, MarkAs: mark, Now: now})
 	if err != nil {
 		return err
 	}
-	s.emitMessages(r, markEvents[mark], sub, ms)
 	s.writeJSON(w, http.StatusCreated, wire.MessagesOf(ms))
 	return nil
 }
@@ -280,13 +281,13 @@ func (s *Server) markAll(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	now, events := s.now(), s.watchChange(r, markEvents[mark], store.WebhookMessagesChangedParams{SubscriberID: sub.ID})
+	now := s.now()
+	r = s.watchChange(r, markEvents[mark], store.WebhookMessagesChangedParams{SubscriberID: sub.ID}, now)
 	n, err := s.store.MessageMarkAll(r.Context(), &store.MessageMarkAllParams{Scope: callerFrom(r.Context()).Scope,
 		SubscriberID: sub.ID, MarkAs: mark, Now: now})
 	if err != nil {
 		return err
 	}
-	s.emitChanged(r, events, now)
 	s.writeJSON(w, http.StatusCreated, n)
 	return nil
 }
@@ -338,7 +339,8 @@ func (s *Server) messageDelete(w http.ResponseWriter, r *http.Request) error {
 	if !id.Valid(mid) {
 		return invalid("messageId", "must be a 24-character hex identifier", mid)
 	}
-	now, events := s.now(), s.watchChange(r, inboxEvents[store.InboxDelete], store.WebhookMessagesChangedParams{IDs: []string{mid}})
+	now := s.now()
+	r = s.watchChange(r, inboxEvents[store.InboxDelete], store.WebhookMessagesChangedParams{IDs: []string{mid}}, now)
 	if err := s.store.MessageDelete(r.Context(), &store.MessageDeleteParams{Scope: callerFrom(r.Context()).Scope,
 		MessageID: mid, Now: now}); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
@@ -346,7 +348,6 @@ func (s *Server) messageDelete(w http.ResponseWriter, r *http.Request) error {
 		}
 		return err
 	}
-	s.emitChanged(r, events, now)
 	s.writeJSON(w, http.StatusOK, map[string]any{"acknowledged": true, "status": "deleted"})
 	return nil
 }

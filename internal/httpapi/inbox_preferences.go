@@ -169,7 +169,11 @@ func (s *Server) inboxPreferencesPatch(w http.ResponseWriter, r *http.Request) e
 	if err := o.errs.err(); err != nil {
 		return err
 	}
-	prefs, err := s.updateSessionPreferences(r, []store.PreferenceChange{{Channels: channels}})
+	watched, err := s.watchGlobalPreference(r, callerFrom(r.Context()).Subscriber.SubscriberID)
+	if err != nil {
+		return err
+	}
+	prefs, err := s.updateSessionPreferences(watched, []store.PreferenceChange{{Channels: channels}})
 	if err != nil {
 		return err
 	}
@@ -177,7 +181,6 @@ func (s *Server) inboxPreferencesPatch(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	s.emitGlobalPreference(r, callerFrom(r.Context()).Subscriber.SubscriberID, prefs, wfs)
 	s.writeInbox(w, r, inboxGlobalOut(prefs, wfs))
 	return nil
 }
@@ -203,11 +206,11 @@ func (s *Server) inboxPreferencesWorkflowPatch(w http.ResponseWriter, r *http.Re
 	if err != nil {
 		return err
 	}
-	prefs, err := s.updateSessionPreferences(r, []store.PreferenceChange{{WorkflowID: wf.ID, Channels: channels}})
+	prefs, err := s.updateSessionPreferences(s.watchWorkflowPreferences(r, callerFrom(r.Context()).Subscriber.SubscriberID, wf),
+		[]store.PreferenceChange{{WorkflowID: wf.ID, Channels: channels}})
 	if err != nil {
 		return err
 	}
-	s.emitWorkflowPreferences(r, callerFrom(r.Context()).Subscriber.SubscriberID, prefs, wf)
 	s.writeInbox(w, r, inboxWorkflowOut(wf, prefs))
 	return nil
 }
@@ -272,11 +275,11 @@ func (s *Server) inboxPreferencesBulk(w http.ResponseWriter, r *http.Request) er
 	if len(critical) > 0 {
 		return errorf(http.StatusBadRequest, "Critical workflows, whose preferences cannot be changed: "+strings.Join(critical, ", "))
 	}
-	prefs, err := s.updateSessionPreferences(r, changes)
+	prefs, err := s.updateSessionPreferences(s.watchWorkflowPreferences(r, callerFrom(r.Context()).Subscriber.SubscriberID, wfs...),
+		changes)
 	if err != nil {
 		return err
 	}
-	s.emitWorkflowPreferences(r, callerFrom(r.Context()).Subscriber.SubscriberID, prefs, wfs...)
 	out := make([]inboxPreferenceJSON, 0, len(wfs))
 	for _, wf := range wfs {
 		out = append(out, inboxWorkflowOut(wf, prefs))

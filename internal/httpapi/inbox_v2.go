@@ -142,11 +142,11 @@ func (s *Server) changeOne(w http.ResponseWriter, r *http.Request, p *store.Inbo
 	}
 	scope := callerFrom(r.Context()).Scope
 	p.Scope, p.SubscriberID = scope, sub.ID
+	r = s.watchChange(r, inboxEvents[p.Action], store.WebhookMessagesChangedParams{SubscriberID: sub.ID, IDs: []string{p.ID}}, p.Now)
 	m, err := s.store.InboxChangeOne(r.Context(), p)
 	if err != nil {
 		return notificationNotFound(err, p.ID)
 	}
-	s.emitMessages(r, inboxEvents[p.Action], sub, []store.Message{m})
 	return s.writeNotification(w, r, scope, sub, m)
 }
 
@@ -262,13 +262,13 @@ func (s *Server) inboxDelete(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	now, events := s.now(), s.watchChange(r, inboxEvents[store.InboxDelete], store.WebhookMessagesChangedParams{IDs: []string{nid}})
+	now := s.now()
+	r = s.watchChange(r, inboxEvents[store.InboxDelete], store.WebhookMessagesChangedParams{IDs: []string{nid}}, now)
 	_, err = s.store.InboxChangeOne(r.Context(), &store.InboxChangeParams{Scope: callerFrom(r.Context()).Scope,
 		SubscriberID: sub.ID, Action: store.InboxDelete, ID: nid, Now: now})
 	if err != nil {
 		return notificationNotFound(err, nid)
 	}
-	s.emitChanged(r, events, now)
 	writeNoContent(w)
 	return nil
 }
@@ -293,13 +293,13 @@ func (s *Server) inboxBulk(action string, only store.InboxFilter, ids bool) hand
 		if err != nil {
 			return err
 		}
-		now, events := s.now(), s.watchChange(r, inboxEvents[action], store.WebhookMessagesChangedParams{SubscriberID: sub.ID, IDs: list})
+		now := s.now()
+		r = s.watchChange(r, inboxEvents[action], store.WebhookMessagesChangedParams{SubscriberID: sub.ID, IDs: list}, now)
 		_, err = s.store.InboxChangeMany(r.Context(), &store.InboxChangeParams{Scope: callerFrom(r.Context()).Scope,
 			SubscriberID: sub.ID, Action: action, IDs: list, Filter: f, Now: now})
 		if err != nil {
 			return err
 		}
-		s.emitChanged(r, events, now)
 		writeNoContent(w)
 		return nil
 	}

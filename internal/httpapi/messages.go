@@ -123,7 +123,8 @@ func (s *Server) messageDeleteByTransaction(w http.ResponseWriter, r *http.Reque
 	if err := errs.err(); err != nil {
 		return err
 	}
-	now, events := s.now(), s.watchChange(r, inboxEvents[store.InboxDelete], store.WebhookMessagesChangedParams{TransactionID: tx})
+	now := s.now()
+	r = s.watchChange(r, inboxEvents[store.InboxDelete], store.WebhookMessagesChangedParams{TransactionID: tx}, now)
 	_, err := s.store.MessageDeleteByTransaction(r.Context(), &store.MessageDeleteByTransactionParams{
 		Scope: callerFrom(r.Context()).Scope, TransactionID: tx, Channel: ch, Now: now})
 	if errors.Is(err, store.ErrNotFound) {
@@ -132,7 +133,6 @@ func (s *Server) messageDeleteByTransaction(w http.ResponseWriter, r *http.Reque
 	if err != nil {
 		return err
 	}
-	s.emitChanged(r, events, now)
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(http.StatusNoContent)
 	return nil

@@ -223,7 +223,13 @@ func (s *Server) preferencesPatch(w http.ResponseWriter, r *http.Request) error 
 		}
 		change.WorkflowID = wf.ID
 	}
-	prefs, err := s.store.SubscriberPreferenceUpdate(r.Context(), &store.SubscriberPreferenceUpdateParams{
+	watched := r
+	if key != "" {
+		watched = s.watchWorkflowPreferences(r, sid, wf)
+	} else if watched, err = s.watchGlobalPreference(r, sid); err != nil {
+		return err
+	}
+	prefs, err := s.store.SubscriberPreferenceUpdate(watched.Context(), &store.SubscriberPreferenceUpdateParams{
 		Scope: callerFrom(r.Context()).Scope, SubscriberID: sid, Changes: []store.PreferenceChange{change}, Now: s.now()})
 	if err != nil {
 		return subscriberNotFound(err, sid)
@@ -231,11 +237,6 @@ func (s *Server) preferencesPatch(w http.ResponseWriter, r *http.Request) error 
 	wfs, err := s.activeWorkflows(r)
 	if err != nil {
 		return err
-	}
-	if key != "" {
-		s.emitWorkflowPreferences(r, sid, prefs, wf)
-	} else {
-		s.emitGlobalPreference(r, sid, prefs, wfs)
 	}
 	s.writeJSON(w, http.StatusOK, subscriberPreferencesOut(prefs, wfs, "nonCritical"))
 	return nil
@@ -316,12 +317,12 @@ func (s *Server) preferencesBulk(w http.ResponseWriter, r *http.Request) error {
 	if len(critical) > 0 {
 		return errorf(http.StatusBadRequest, "Critical workflows, whose preferences cannot be changed: "+strings.Join(critical, ", "))
 	}
-	prefs, err := s.store.SubscriberPreferenceUpdate(r.Context(), &store.SubscriberPreferenceUpdateParams{
-		Scope: callerFrom(r.Context()).Scope, SubscriberID: sid, Changes: changes, Now: s.now()})
+	prefs, err := s.store.SubscriberPreferenceUpdate(s.watchWorkflowPreferences(r, sid, wfs...).Context(),
+		&store.SubscriberPreferenceUpdateParams{Scope: callerFrom(r.Context()).Scope, SubscriberID: sid, Changes: changes,
+			Now: s.now()})
 	if err != nil {
 		return subscriberNotFound(err, sid)
 	}
-	s.emitWorkflowPreferences(r, sid, prefs, wfs...)
 	out := make([]bulkPreferenceJSON, 0, len(wfs))
 	for _, wf := range wfs {
 		channels, _ := workflowChannels(wf, prefs)

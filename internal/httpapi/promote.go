@@ -387,12 +387,11 @@ func (s *Server) environmentPublish(w http.ResponseWriter, r *http.Request) erro
 			summary["skipped"]++
 		}
 	} else {
-		done, err := s.store.EnvironmentPublish(r.Context(), &store.PublishParams{Source: p.source, Target: p.target, Only: only,
-			Now: s.now()})
+		done, err := s.store.EnvironmentPublish(s.watchPublished(r, p.source, p.target).Context(), &store.PublishParams{
+			Source: p.source, Target: p.target, Only: only, Now: s.now()})
 		if err != nil {
 			return publishError(err)
 		}
-		s.emitPublished(r, p.source, p.target, publishedWorkflows(done))
 		for _, d := range done {
 			out := result(d.Kind)
 			out.Successful = append(out.Successful, publishedJSON{ResourceType: d.Kind, ResourceID: d.Key, ResourceName: d.Name,
@@ -443,15 +442,15 @@ func (s *Server) workflowSync(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.store.EnvironmentPublish(r.Context(), &store.PublishParams{Source: p.source, Target: p.target,
-		Only: []store.ResourceRef{{Kind: store.ResourceWorkflow, Key: wf.Key}}, Now: s.now()}); err != nil {
+	if _, err := s.store.EnvironmentPublish(s.watchPublished(r, p.source, p.target).Context(), &store.PublishParams{
+		Source: p.source, Target: p.target, Only: []store.ResourceRef{{Kind: store.ResourceWorkflow, Key: wf.Key}},
+		Now: s.now()}); err != nil {
 		return publishError(err)
 	}
 	copied, err := s.store.WorkflowGet(r.Context(), p.target, wf.Key)
 	if err != nil {
 		return err
 	}
-	s.emitPublished(r, p.source, p.target, []string{wf.Key})
 	s.writeJSON(w, http.StatusOK, workflowOut(copied))
 	return nil
 }

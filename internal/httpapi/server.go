@@ -148,7 +148,7 @@ func New(o Options) *Server {
 	if o.RateLimit > 0 {
 		s.limiter = newRateLimiter(o.RateLimit, s.now)
 	}
-	s.deliveryEvents = deliveryevents.NewRecorder(deliveryevents.RecorderOptions{Store: o.Store, Webhooks: s.webhooks,
+	s.deliveryEvents = deliveryevents.NewRecorder(deliveryevents.RecorderOptions{Store: o.Store,
 		Metrics: o.Metrics, Logger: s.log, Now: s.now})
 	if o.Store != nil {
 		s.metrics.DeliveryEventQueue(o.Store.DeliveryEventsQueued, s.log)

@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"time"
 
@@ -9,10 +11,14 @@ import (
 	"github.com/herald-notify/herald/internal/webhooks"
 )
 
-// The webhook events of the API's changes, emitted after the change is
-// written and before the answer (internal/webhooks): each helper first
-// asks whether an endpoint of the environment takes the event, so an
-// environment without endpoints pays one cached look-up.
+// The webhook events of the API's changes go through the outbox
+// (internal/webhooks/outbox.go): each helper returns the request whose
+// context asks the store to write the change's events in the change's own
+// transaction — read or rendered there, before the commit — so that a
+// crash after the commit loses none. Each first asks whether an endpoint
+// of the environment takes the event: an environment without endpoints
+// pays one cached look-up. Call the change's store method with the
+// returned request's context.
 
 // inboxEvents are the event types of the inbox actions.
 var inboxEvents = map[string]string{
@@ -27,75 +33,47 @@ var markEvents = map[string]string{
 	store.MarkRead: webhooks.MessageRead, store.MarkSeen: webhooks.MessageSeen, store.MarkUnread: webhooks.MessageUnread,
 }
 
-// emitMessages emits typ ("" for none) for messages of sub after a change.
-func (s *Server) emitMessages(r *http.Request, typ string, sub store.Subscriber, ms []store.Message) {
-	if typ == "" || len(ms) == 0 || !s.webhooks.Wants(r.Context(), callerFrom(r.Context()).EnvironmentID, typ) {
-		return
+// withIntent is r with in added to its context's outbox intents.
+func withIntent(r *http.Request, in *store.OutboxIntent) *http.Request {
+	if in == nil {
+		return r
 	}
-	evs := make([]webhooks.MessageEvent, len(ms))
-	for i := range ms {
-		evs[i] = webhooks.MessageEvent{Type: typ, Message: ms[i], SubscriberID: sub.SubscriberID}
-	}
-	s.webhooks.Messages(r.Context(), evs)
+	return r.WithContext(store.WithOutbox(r.Context(), in))
 }
 
-// changeEvents are the events a change of several messages will emit,
-// prepared before it (nil: no endpoint takes them).
-type changeEvents struct {
-	typ string
-	sel store.WebhookMessagesChangedParams
-}
-
-// watchChange prepares the events of type typ ("" for none) of a change of
-// the messages sel selects. A delete of many is looked up before it, so
-// that the events' read after it is by primary key.
-func (s *Server) watchChange(r *http.Request, typ string, sel store.WebhookMessagesChangedParams) *changeEvents {
+// watchChange asks for an event of type typ ("" for none) for each message
+// that sel selects and the change writes at now. A delete of many is
+// looked up before it, so that the events' read in its transaction is by
+// primary key.
+func (s *Server) watchChange(r *http.Request, typ string, sel store.WebhookMessagesChangedParams, now time.Time) *http.Request {
 	scope := callerFrom(r.Context()).Scope
 	if typ == "" || !s.webhooks.Wants(r.Context(), scope.EnvironmentID, typ) {
-		return nil
+		return r
 	}
 	sel.Scope = scope
 	if typ == webhooks.MessageDeleted && len(sel.IDs) == 0 {
 		ms, err := s.store.WebhookMessagesChanged(r.Context(), &sel)
 		if err != nil {
 			s.log.ErrorContext(r.Context(), "webhooks: reading the messages of a change; their events lost", "type", typ, "err", err)
-			return nil
+			return r
 		}
 		if len(ms) == 0 {
-			return nil
+			return r
 		}
 		sel = store.WebhookMessagesChangedParams{Scope: scope, IDs: make([]string, len(ms))}
 		for i := range ms {
 			sel.IDs[i] = ms[i].ID
 		}
 	}
-	return &changeEvents{typ: typ, sel: sel}
+	sel.At = now
+	return withIntent(r, s.webhooks.MessagesChanged(r.Context(), typ, sel))
 }
 
-// emitChanged emits the events of c's change, made at now: for the
-// messages it selects whose last change is now (the change's time, written
-// on every message it changes; deleted ones included).
-func (s *Server) emitChanged(r *http.Request, c *changeEvents, now time.Time) {
-	if c == nil {
-		return
-	}
-	c.sel.At = now
-	ms, err := s.store.WebhookMessagesChanged(r.Context(), &c.sel)
-	if err != nil {
-		s.log.ErrorContext(r.Context(), "webhooks: reading the changed messages; their events lost", "type", c.typ, "err", err)
-		return
-	}
-	evs := make([]webhooks.MessageEvent, len(ms))
-	for i := range ms {
-		evs[i] = webhooks.MessageEvent{Type: c.typ, Message: ms[i]}
-	}
-	s.webhooks.Messages(r.Context(), evs)
-}
-
-// wantsWorkflowEvent reports whether an endpoint takes typ, before a
-// handler builds the workflow's previous state.
-func (s *Server) wantsWorkflowEvent(r *http.Request, typ string) bool {
-	return s.webhooks.Wants(r.Context(), callerFrom(r.Context()).EnvironmentID, typ)
+// watchEvents asks for the events render makes in the change's
+// transaction, of the scope's environment, when an endpoint takes typ.
+func (s *Server) watchEvents(r *http.Request, scope store.Scope, typ string,
+	render func(ctx context.Context, tx store.OutboxTx) ([]webhooks.Event, error)) *http.Request {
+	return withIntent(r, s.webhooks.Events(r.Context(), scope, typ, render))
 }
 
 // snapshot is v encoded now, so that later changes to what it refers to do
@@ -111,81 +89,70 @@ func snapshot(v any) json.RawMessage {
 	return b
 }
 
-// emitWorkflow emits a workflow event of the caller's environment: object
-// is the workflow as GET /v2/workflows/{id} answers it, previous (nil for
-// none) before the change.
-func (s *Server) emitWorkflow(r *http.Request, typ string, object any, previous json.RawMessage) {
-	if !s.wantsWorkflowEvent(r, typ) {
-		return
-	}
-	var prev any
-	if previous != nil {
-		prev = previous
-	}
-	s.webhooks.Emit(r.Context(), callerFrom(r.Context()).Scope, webhooks.WorkflowEvent(typ, snapshot(object), prev))
+// watchWorkflowCreated asks for workflow.created for *wf as the store
+// writes it.
+func (s *Server) watchWorkflowCreated(r *http.Request, wf *store.Workflow) *http.Request {
+	return s.watchEvents(r, callerFrom(r.Context()).Scope, webhooks.WorkflowCreated,
+		func(context.Context, store.OutboxTx) ([]webhooks.Event, error) {
+			return []webhooks.Event{webhooks.WorkflowEvent(webhooks.WorkflowCreated, snapshot(workflowOut(*wf)), nil)}, nil
+		})
 }
 
-// emitPreferences emits preference.updated for each preference of the
-// subscriber whose own id is subscriberID.
-func (s *Server) emitPreferences(r *http.Request, subscriberID string, prefs ...inboxPreferenceJSON) {
-	if len(prefs) == 0 || !s.wantsWorkflowEvent(r, webhooks.PreferenceUpdated) {
-		return
-	}
-	evs := make([]webhooks.Event, len(prefs))
-	for i, p := range prefs {
-		evs[i] = webhooks.PreferenceEvent(subscriberID, p)
-	}
-	s.webhooks.Emit(r.Context(), callerFrom(r.Context()).Scope, evs...)
-}
-
-// emitPublished emits workflow.published in the source environment for
-// each workflow a publish wrote into target: the target's workflow, and
-// the source's as previousObject.
-func (s *Server) emitPublished(r *http.Request, source, target store.Scope, keys []string) {
-	if len(keys) == 0 || !s.webhooks.Wants(r.Context(), source.EnvironmentID, webhooks.WorkflowPublished) {
-		return
-	}
-	evs := make([]webhooks.Event, 0, len(keys))
-	for _, key := range keys {
-		to, err := s.store.WorkflowGet(r.Context(), target, key)
-		if err != nil {
-			continue // deleted by the publish, or since
-		}
-		from, err := s.store.WorkflowGet(r.Context(), source, key)
-		var prev any
-		if err == nil {
-			prev = snapshot(workflowOut(from))
-		}
-		evs = append(evs, webhooks.WorkflowEvent(webhooks.WorkflowPublished, snapshot(workflowOut(to)), prev))
-	}
-	s.webhooks.Emit(r.Context(), source, evs...)
-}
-
-// emitWorkflowCreated emits workflow.created for wf.
-func (s *Server) emitWorkflowCreated(r *http.Request, wf store.Workflow) {
-	s.emitWorkflow(r, webhooks.WorkflowCreated, workflowOut(wf), nil)
-}
-
-// emitWorkflowDeleted emits workflow.deleted for wf, as it was.
-func (s *Server) emitWorkflowDeleted(r *http.Request, wf store.Workflow) {
-	s.emitWorkflow(r, webhooks.WorkflowDeleted, workflowOut(wf), nil)
+// watchWorkflowDeleted asks for workflow.deleted for wf, as it is before
+// its delete.
+func (s *Server) watchWorkflowDeleted(r *http.Request, wf store.Workflow) *http.Request {
+	object := snapshot(workflowOut(wf))
+	return s.watchEvents(r, callerFrom(r.Context()).Scope, webhooks.WorkflowDeleted,
+		func(context.Context, store.OutboxTx) ([]webhooks.Event, error) {
+			return []webhooks.Event{webhooks.WorkflowEvent(webhooks.WorkflowDeleted, object, nil)}, nil
+		})
 }
 
 // workflowBefore is wf as GET answers it before a change, when an endpoint
 // takes workflow.updated (else nil).
 func (s *Server) workflowBefore(r *http.Request, wf store.Workflow) json.RawMessage {
-	if !s.wantsWorkflowEvent(r, webhooks.WorkflowUpdated) {
+	if !s.webhooks.Wants(r.Context(), callerFrom(r.Context()).EnvironmentID, webhooks.WorkflowUpdated) {
 		return nil
 	}
 	return snapshot(workflowOut(wf))
 }
 
-// emitWorkflowUpdated emits workflow.updated for wf after a change;
-// previous is workflowBefore's (nil: no endpoint took it then).
-func (s *Server) emitWorkflowUpdated(r *http.Request, wf store.Workflow, previous json.RawMessage) {
-	if previous != nil {
-		s.emitWorkflow(r, webhooks.WorkflowUpdated, workflowOut(wf), previous)
+// watchWorkflowUpdated asks for workflow.updated for *wf as the store
+// writes it; previous is workflowBefore's (nil: no endpoint took it then).
+func (s *Server) watchWorkflowUpdated(r *http.Request, wf *store.Workflow, previous json.RawMessage) *http.Request {
+	if previous == nil {
+		return r
 	}
+	return s.watchEvents(r, callerFrom(r.Context()).Scope, webhooks.WorkflowUpdated,
+		func(context.Context, store.OutboxTx) ([]webhooks.Event, error) {
+			return []webhooks.Event{webhooks.WorkflowEvent(webhooks.WorkflowUpdated, snapshot(workflowOut(*wf)), previous)}, nil
+		})
+}
+
+// watchPublished asks for workflow.published in the source environment for
+// each workflow the publish writes into target: the target's workflow, and
+// the source's as previousObject.
+func (s *Server) watchPublished(r *http.Request, source, target store.Scope) *http.Request {
+	return s.watchEvents(r, source, webhooks.WorkflowPublished, func(ctx context.Context, tx store.OutboxTx) ([]webhooks.Event, error) {
+		done, _ := tx.Result().([]store.Published)
+		keys := publishedWorkflows(done)
+		evs := make([]webhooks.Event, 0, len(keys))
+		for _, key := range keys {
+			to, err := tx.WorkflowGet(ctx, target, key)
+			if errors.Is(err, store.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			var prev any
+			if from, err := tx.WorkflowGet(ctx, source, key); err == nil {
+				prev = snapshot(workflowOut(from))
+			}
+			evs = append(evs, webhooks.WorkflowEvent(webhooks.WorkflowPublished, snapshot(workflowOut(to)), prev))
+		}
+		return evs, nil
+	})
 }
 
 // publishedWorkflows are the keys of the workflows a publish created or
@@ -200,23 +167,48 @@ func publishedWorkflows(done []store.Published) []string {
 	return keys
 }
 
-// emitGlobalPreference emits preference.updated for a subscriber's global
-// preference after a change (active: the active workflows).
-func (s *Server) emitGlobalPreference(r *http.Request, subscriberID string, prefs store.SubscriberPreferences, active []store.Workflow) {
-	if s.wantsWorkflowEvent(r, webhooks.PreferenceUpdated) {
-		s.emitPreferences(r, subscriberID, inboxGlobalOut(prefs, active))
+// watchGlobalPreference asks for preference.updated for the global
+// preference of the subscriber whose own id is subscriberID, as the
+// change leaves it.
+func (s *Server) watchGlobalPreference(r *http.Request, subscriberID string) (*http.Request, error) {
+	if !s.webhooks.Wants(r.Context(), callerFrom(r.Context()).EnvironmentID, webhooks.PreferenceUpdated) {
+		return r, nil
 	}
+	active, err := s.activeWorkflows(r)
+	if err != nil {
+		return r, err
+	}
+	return s.watchPreferences(r, subscriberID, func(prefs store.SubscriberPreferences) []inboxPreferenceJSON {
+		return []inboxPreferenceJSON{inboxGlobalOut(prefs, active)}
+	}), nil
 }
 
-// emitWorkflowPreferences emits preference.updated for a subscriber's
-// preference of each workflow after a change.
-func (s *Server) emitWorkflowPreferences(r *http.Request, subscriberID string, prefs store.SubscriberPreferences, wfs ...store.Workflow) {
-	if !s.wantsWorkflowEvent(r, webhooks.PreferenceUpdated) {
-		return
-	}
-	out := make([]inboxPreferenceJSON, len(wfs))
-	for i, wf := range wfs {
-		out[i] = inboxWorkflowOut(wf, prefs)
-	}
-	s.emitPreferences(r, subscriberID, out...)
+// watchWorkflowPreferences asks for preference.updated for the
+// subscriber's preference of each workflow, as the change leaves it.
+func (s *Server) watchWorkflowPreferences(r *http.Request, subscriberID string, wfs ...store.Workflow) *http.Request {
+	return s.watchPreferences(r, subscriberID, func(prefs store.SubscriberPreferences) []inboxPreferenceJSON {
+		out := make([]inboxPreferenceJSON, len(wfs))
+		for i, wf := range wfs {
+			out[i] = inboxWorkflowOut(wf, prefs)
+		}
+		return out
+	})
+}
+
+// watchPreferences asks for preference.updated for each preference out
+// makes of the subscriber's preferences the change writes.
+func (s *Server) watchPreferences(r *http.Request, subscriberID string, out func(store.SubscriberPreferences) []inboxPreferenceJSON) *http.Request {
+	return s.watchEvents(r, callerFrom(r.Context()).Scope, webhooks.PreferenceUpdated,
+		func(_ context.Context, tx store.OutboxTx) ([]webhooks.Event, error) {
+			prefs, ok := tx.Result().(store.SubscriberPreferences)
+			if !ok {
+				return nil, nil // not a preferences change: nothing to tell
+			}
+			objects := out(prefs)
+			evs := make([]webhooks.Event, len(objects))
+			for i, o := range objects {
+				evs[i] = webhooks.PreferenceEvent(subscriberID, o)
+			}
+			return evs, nil
+		})
 }

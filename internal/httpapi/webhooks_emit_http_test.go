@@ -107,10 +107,10 @@ func (s *eventSink) types() []any {
 }
 
 // hookUp serves the harness with a webhooks service as herald serve wires
-// it — the store's inbox hook, the emitter and the sender running — and
+// it — the store's outbox, its drain and the sender running — and
 // gives the development environment an endpoint at a sink taking every
 // event.
-func hookUp(t *testing.T, h *harness) (*webhooks.Service, *eventSink) {
+func hookUp(t *testing.T, h *harness) *eventSink {
 	t.Helper()
 	log := testLogger(t)
 	svc := webhooks.New(webhooks.Options{Store: h.DB, Logger: log, AllowPrivateNetworks: true, Schedule: []time.Duration{0},
@@ -118,7 +118,7 @@ func hookUp(t *testing.T, h *harness) (*webhooks.Service, *eventSink) {
 	h.Handler = httpapi.New(httpapi.Options{Store: h.DB, Keys: h.Keys, Logger: log, Metrics: h.Metrics,
 		Bridge: bridge.New(bridge.Options{Dialer: &netguard.Dialer{AllowPrivate: true}}), OnTrigger: func() { h.Wakes.Add(1) },
 		Webhooks: svc})
-	h.DB.OnInboxChange(svc.InboxChanged)
+	svc.Outbox(h.DB)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(2)
@@ -128,7 +128,7 @@ func hookUp(t *testing.T, h *harness) (*webhooks.Service, *eventSink) {
 	sink := newEventSink(t)
 	e := h.createWebhookEndpoint(t, h.authFor(asDev), map[string]any{"url": sink.URL + "/events"})
 	sink.secret = e["secret"].(string)
-	return svc, sink
+	return sink
 }
 
 // TestWebhookEvents: each emission point sends its event, in the
@@ -139,7 +139,7 @@ func hookUp(t *testing.T, h *harness) (*webhooks.Service, *eventSink) {
 func TestWebhookEvents(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, h *harness) {
-		svc, sink := hookUp(t, h)
+		sink := hookUp(t, h)
 		dev := h.authFor(asDev)
 		h.DB.SetTriggerPlanner(engine.InAppPlanner(sandbox.New(sandbox.DefaultLimits), h.DB))
 
@@ -194,7 +194,7 @@ func TestWebhookEvents(t *testing.T) {
 		defer f.Close()
 		h.sendgridIntegration(t, f, "mail")
 		h.createWorkflow(t, dev, emailWorkflow("mailer"))
-		eng := h.newEngine(engine.Options{Delivery: engine.DeliveryOptions{AllowPrivateNetworks: true}, Webhooks: svc})
+		eng := h.newEngine(engine.Options{Delivery: engine.DeliveryOptions{AllowPrivateNetworks: true}})
 		h.trigger(t, dev, map[string]any{"name": "mailer", "to": "ada", "transactionId": "tx-mail", "payload": map[string]any{"id": 1}})
 		drain(t, eng)
 		mails := objects(t, h.messages(t, map[string][]string{"transactionId": {"tx-mail"}, "channel": {"email"}})["data"])

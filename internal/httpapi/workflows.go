@@ -317,10 +317,10 @@ func (s *Server) workflowCreate(w http.ResponseWriter, r *http.Request) error {
 	if wf.Severity == "" {
 		wf.Severity = "none"
 	}
+	r = s.watchWorkflowCreated(r, &wf)
 	if err := s.store.WorkflowCreate(r.Context(), &wf); err != nil {
 		return workflowConflict(err, wf.Key)
 	}
-	s.emitWorkflowCreated(r, wf)
 	s.writeJSON(w, http.StatusCreated, workflowOut(wf))
 	return nil
 }
@@ -402,7 +402,7 @@ func (s *Server) workflowUpdate(w http.ResponseWriter, r *http.Request) error {
 		wf.Severity = "none"
 	}
 	wf.UpdatedAt = s.now()
-	if err := s.store.WorkflowUpdate(r.Context(), &wf); err != nil {
+	if err := s.store.WorkflowUpdate(s.watchWorkflowUpdated(r, &wf, before).Context(), &wf); err != nil {
 		return workflowConflict(err, wf.Key)
 	}
 	if wf.Key != oldKey { // its translations follow a new workflowId
@@ -411,7 +411,6 @@ func (s *Server) workflowUpdate(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	s.emitWorkflowUpdated(r, wf, before)
 	s.writeJSON(w, http.StatusOK, workflowOut(wf))
 	return nil
 }
@@ -421,11 +420,10 @@ func (s *Server) workflowDelete(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.store.WorkflowDelete(r.Context(), &store.WorkflowDeleteParams{Scope: callerFrom(r.Context()).Scope,
-		ID: wf.ID, Now: s.now()}); err != nil {
+	if err := s.store.WorkflowDelete(s.watchWorkflowDeleted(r, wf).Context(), &store.WorkflowDeleteParams{
+		Scope: callerFrom(r.Context()).Scope, ID: wf.ID, Now: s.now()}); err != nil {
 		return err
 	}
-	s.emitWorkflowDeleted(r, wf)
 	// Its translations go with it (a new workflow of that workflowId starts without any).
 	if err := s.store.TranslationDelete(r.Context(), &store.TranslationKey{Scope: callerFrom(r.Context()).Scope,
 		ResourceType: store.TranslationWorkflow, ResourceID: wf.Key}); err != nil && !errors.Is(err, store.ErrNotFound) {

@@ -58,10 +58,9 @@ func (s *Server) workflowPatch(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	wf.UpdatedAt = s.now()
-	if err := s.store.WorkflowUpdate(r.Context(), &wf); err != nil {
+	if err := s.store.WorkflowUpdate(s.watchWorkflowUpdated(r, &wf, before).Context(), &wf); err != nil {
 		return workflowConflict(err, wf.Key)
 	}
-	s.emitWorkflowUpdated(r, wf, before)
 	s.writeJSON(w, http.StatusOK, workflowOut(wf))
 	return nil
 }

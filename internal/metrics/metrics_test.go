@@ -163,7 +163,7 @@ func TestStoredQueues(t *testing.T) {
 		return store.DeliveryEventQueue{Queued: 3, Oldest: oldest}, nil
 	}, log)
 	m.WebhookQueue(func(_ context.Context, now time.Time) (store.WebhookQueue, error) {
-		return store.WebhookQueue{Due: 5}, nil
+		return store.WebhookQueue{Due: 5, Outbox: 3}, nil
 	}, log)
 
 	body := scrape(t, m)
@@ -171,6 +171,8 @@ func TestStoredQueues(t *testing.T) {
 	require.Regexp(t, `herald_delivery_events_oldest_seconds 3\d\.?\d*\n`, body)
 	require.Contains(t, body, "herald_webhook_attempts_due 5\n")
 	require.Contains(t, body, "herald_webhook_oldest_due_seconds 0\n", "none due: 0")
+	require.Contains(t, body, "herald_webhook_outbox_entries 3\n")
+	require.Contains(t, body, "herald_webhook_outbox_oldest_seconds 0\n")
 	scrape(t, m)
 	mu.Lock()
 	require.Equal(t, 1, reads, "one reading within a second")

@@ -36,7 +36,9 @@ func (m *Metrics) WebhookAttempt(outcome string) {
 // WebhookQueue exports the outbound webhook attempts queue, read with read
 // at scrape time (at most once a second): herald_webhook_attempts_due (due
 // and not claimed by a sender) and herald_webhook_oldest_due_seconds (how
-// long the longest-waiting of them has been due).
+// long the longest-waiting of them has been due), and the outbox before
+// them: herald_webhook_outbox_entries (changes whose events are not made
+// yet) and herald_webhook_outbox_oldest_seconds.
 func (m *Metrics) WebhookQueue(read func(ctx context.Context, now time.Time) (store.WebhookQueue, error), log *slog.Logger) {
 	if m == nil {
 		return
@@ -52,4 +54,13 @@ func (m *Metrics) WebhookQueue(read func(ctx context.Context, now time.Time) (st
 		count: prometheus.NewDesc("herald_webhook_attempts_due", "Outbound webhook attempts due and not yet claimed by a sender.", nil, nil),
 		age: prometheus.NewDesc("herald_webhook_oldest_due_seconds",
 			"How long the longest-waiting due webhook attempt has been due (0: none is due).", nil, nil)})
+	m.reg.MustRegister(&storedQueueCollector{what: "the webhook outbox", log: log,
+		read: func(ctx context.Context, now time.Time) (int64, time.Time, error) {
+			q, err := read(ctx, now)
+			return q.Outbox, q.OutboxOldest, err
+		},
+		count: prometheus.NewDesc("herald_webhook_outbox_entries",
+			"Outbox entries of committed changes whose webhook events are not made yet.", nil, nil),
+		age: prometheus.NewDesc("herald_webhook_outbox_oldest_seconds",
+			"How long the oldest webhook outbox entry has waited (0: none).", nil, nil)})
 }

@@ -84,12 +84,18 @@ type WebhookEvent struct {
 	Type          string
 	Body          []byte
 	CreatedAt     time.Time
+	// OutboxID is the outbox entry it is made of ("" for none).
+	OutboxID string
 }
 
 // WebhookEventCreateParams stores events of the scope's environment.
 type WebhookEventCreateParams struct {
 	Scope
 	Events []WebhookEvent
+	// Outbox are the ids of the outbox entries the events are made of:
+	// they are deleted in the same transaction, and the events of an entry
+	// that is gone (another drain made its events) are not stored.
+	Outbox []string
 	// FirstAttemptAt is when the first attempt of each is due.
 	FirstAttemptAt time.Time
 	Now            time.Time
@@ -146,6 +152,10 @@ type WebhookQueue struct {
 	Due int64
 	// OldestDue is when the longest-waiting of them became due (zero: none).
 	OldestDue time.Time
+	// Outbox counts the outbox entries not yet made into events, and
+	// OutboxOldest is when the oldest was written (zero: none).
+	Outbox       int64
+	OutboxOldest time.Time
 }
 
 // WebhookMessagesChangedParams selects the messages one change wrote at
@@ -164,6 +174,7 @@ type WebhookMessagesChangedParams struct {
 
 // Webhooks keeps outbound webhook endpoints, events and attempts.
 type Webhooks interface {
+	WebhookOutbox
 	WebhookEndpointCreate(ctx context.Context, p *WebhookEndpointCreateParams) (WebhookEndpoint, error)
 	// WebhookEndpointList returns the environment's endpoints, oldest first.
 	WebhookEndpointList(ctx context.Context, scope Scope) ([]WebhookEndpoint, error)

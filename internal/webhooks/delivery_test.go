@@ -348,7 +348,8 @@ func TestFastPath(t *testing.T) {
 		for range 1000 {
 			require.False(t, w.svc.Wants(ctx, w.env.ID, webhooks.MessageSent))
 			w.emit(webhooks.WorkflowCreated, "nobody")
-			w.svc.InboxChanged(store.InboxChange{EnvironmentID: w.env.ID, MessageIDs: []string{"000000000000000000000000"}})
+			require.Nil(t, w.svc.MessagesChanged(ctx, webhooks.MessageRead, store.WebhookMessagesChangedParams{Scope: w.scope}),
+				"no outbox entry where nobody takes the events")
 		}
 		require.EqualValues(t, 1, counting.lookups.Load(), "one read for 3,000 events")
 		var events int

@@ -12,15 +12,17 @@ import (
 	"github.com/herald-notify/herald/internal/wire"
 )
 
-// Events are written after the change that causes them commits, in the
-// process that made it: a crash between that commit and the event's write
-// loses the event (docs/api-behaviour.md, "Webhooks"). From its write on,
-// the event and its attempts are in the store and survive restarts.
+// Events are written from the outbox (outbox.go): the change that causes
+// them writes their entry in its own transaction, so a crash after its
+// commit loses none. From their write on, the events and their attempts
+// are in the store, survive restarts and are delivered at least once.
 
 // Event is an event to send: its type and its data.
 type Event struct {
 	Type string
 	Data any
+	// entry is the outbox entry it is made of ("" for none).
+	entry string
 }
 
 // envelope is an event's body (the contract's "Envelope and signature").
@@ -41,15 +43,6 @@ type messageData struct {
 
 type errorData struct {
 	Message string `json:"message"`
-}
-
-// MessageEvent is an event about a message.
-type MessageEvent struct {
-	Type    string
-	Message store.Message
-	// SubscriberID is the subscriber's own id ("": looked up by the
-	// message's subscriber _id).
-	SubscriberID string
 }
 
 // WorkflowEvent is a workflow event: object is the workflow as GET
@@ -76,8 +69,9 @@ func background(ctx context.Context) (context.Context, context.CancelFunc) {
 }
 
 // Emit stores the events of the scope's environment that an enabled
-// endpoint takes, with their first attempts. It never fails its caller,
-// whose change is made: a failure is logged.
+// endpoint takes, with their first attempts, outside any outbox entry (a
+// change's events go through the outbox). It never fails its caller: a
+// failure is logged.
 func (s *Service) Emit(ctx context.Context, scope store.Scope, events ...Event) {
 	if s == nil || len(events) == 0 {
 		return
@@ -85,10 +79,18 @@ func (s *Service) Emit(ctx context.Context, scope store.Scope, events ...Event) 
 	ctx, cancel := background(ctx)
 	defer cancel()
 	defer s.guard("emitting webhook events")
+	if err := s.emit(ctx, scope, nil, events); err != nil {
+		s.log.ErrorContext(ctx, "webhooks: storing events; events lost", "err", err, "count", len(events))
+	}
+}
+
+// emit stores the events an enabled endpoint takes, with their first
+// attempts, and deletes the outbox entries they are made of, in one
+// transaction.
+func (s *Service) emit(ctx context.Context, scope store.Scope, outbox []string, events []Event) error {
 	e, err := s.entry(ctx, scope.EnvironmentID)
 	if err != nil {
-		s.log.ErrorContext(ctx, "webhooks: reading an environment's endpoints; events lost", "err", err, "count", len(events))
-		return
+		return err
 	}
 	now := s.now()
 	stored := make([]store.WebhookEvent, 0, len(events))
@@ -104,94 +106,20 @@ func (s *Service) Emit(ctx context.Context, scope store.Scope, events ...Event) 
 			continue
 		}
 		stored = append(stored, store.WebhookEvent{ID: evID, EnvironmentID: scope.EnvironmentID, Type: ev.Type, Body: body,
-			CreatedAt: now})
+			CreatedAt: now, OutboxID: ev.entry})
 	}
-	if len(stored) == 0 {
-		return
+	if len(stored) == 0 && len(outbox) == 0 {
+		return nil
 	}
-	n, err := s.o.Store.WebhookEventCreate(ctx, &store.WebhookEventCreateParams{Scope: scope, Events: stored,
+	n, err := s.o.Store.WebhookEventCreate(ctx, &store.WebhookEventCreateParams{Scope: scope, Events: stored, Outbox: outbox,
 		FirstAttemptAt: now.Add(s.o.Schedule[0]), Now: now})
 	if err != nil {
-		s.log.ErrorContext(ctx, "webhooks: storing events; events lost", "err", err, "count", len(stored))
-		return
+		return err
 	}
 	if n > 0 {
 		s.signalWake()
 	}
-}
-
-// Messages emits message events, of any environments: each message's own.
-// A message without SubscriberID has it looked up (only when its event is
-// wanted).
-func (s *Service) Messages(ctx context.Context, evs []MessageEvent) {
-	if s == nil || len(evs) == 0 {
-		return
-	}
-	defer s.guard("emitting message events")
-	byEnv := map[string][]MessageEvent{}
-	var order []string
-	for _, ev := range evs {
-		env := ev.Message.EnvironmentID
-		if !s.Wants(ctx, env, ev.Type) {
-			continue
-		}
-		if byEnv[env] == nil {
-			order = append(order, env)
-		}
-		byEnv[env] = append(byEnv[env], ev)
-	}
-	for _, env := range order {
-		group := byEnv[env]
-		var lookup []string
-		for _, ev := range group {
-			if ev.SubscriberID == "" {
-				lookup = append(lookup, ev.Message.SubscriberID)
-			}
-		}
-		var subs map[string]store.Subscriber
-		if len(lookup) > 0 {
-			var err error
-			if subs, err = s.o.Store.SubscribersByID(ctx, env, lookup); err != nil {
-				s.log.ErrorContext(ctx, "webhooks: reading the subscribers of message events; events lost", "err", err)
-				continue
-			}
-		}
-		out := make([]Event, 0, len(group))
-		for _, ev := range group {
-			sid := ev.SubscriberID
-			if sid == "" {
-				sid = subs[ev.Message.SubscriberID].SubscriberID
-			}
-			data := messageData{Object: wire.WebhookMessageOf(&ev.Message, sid)}
-			if ev.Type == MessageFailed {
-				data.Error = &errorData{Message: ev.Message.ErrorText}
-			}
-			out = append(out, Event{Type: ev.Type, Data: data})
-		}
-		s.Emit(ctx, store.Scope{OrganizationID: group[0].Message.OrganizationID, EnvironmentID: env}, out...)
-	}
-}
-
-// Delivered emits what became of messages a worker wrote: message.sent
-// for a message its provider accepted, message.failed for one that failed
-// for good. In-app messages are left out: the store's hook tells of them
-// (InboxChanged), wherever they are created.
-func (s *Service) Delivered(ctx context.Context, msgs []*store.Message) {
-	if s == nil {
-		return
-	}
-	var evs []MessageEvent
-	for _, m := range msgs {
-		if m == nil || m.Channel == "in_app" {
-			continue
-		}
-		typ := MessageSent
-		if m.Status == store.MessageError {
-			typ = MessageFailed
-		}
-		evs = append(evs, MessageEvent{Type: typ, Message: *m})
-	}
-	s.Messages(ctx, evs)
+	return nil
 }
 
 // guard logs a panic of an emission: the change it follows is made, and

@@ -29,9 +29,10 @@ const (
 	claimBatch = 64
 	// finishBatch bounds the results one transaction writes.
 	finishBatch = 256
-	// leaseMargin is how long beyond the time limit a claimed attempt
-	// stays a sender's before another may claim it again.
-	leaseMargin = 45 * time.Second
+	// leaseMargins is how many time limits (Options.Timeout) beyond its
+	// own a claimed attempt stays a sender's before another may claim it
+	// again (45 s at the default 15 s).
+	leaseMargins = 3
 	// maxAnswer is how much of an answer's body is read (and discarded).
 	maxAnswer = 64 << 10
 	// pruneEvery is how often the sender prunes, and pruneKeep how many
@@ -114,7 +115,7 @@ func (s *Service) claim(ctx context.Context, limit int) (out []store.WebhookClai
 			err = fmt.Errorf("panic: %v", p)
 		}
 	}()
-	return s.o.Store.WebhookAttemptClaim(ctx, limit, s.o.Timeout+leaseMargin, s.now())
+	return s.o.Store.WebhookAttemptClaim(ctx, limit, (1+leaseMargins)*s.o.Timeout, s.now())
 }
 
 // untilNext is how long the sender may sleep: until the next attempt is

@@ -64,9 +64,8 @@ type Service struct {
 	cache  envCache
 	// wake tells the sender that attempts were stored here.
 	wake chan struct{}
-	// inbox holds the in-app messages created, told by the store's hook,
-	// until the emitter turns them into events (emit.go).
-	inbox inboxQueue
+	// drainWake tells Run that this process's store wrote outbox entries.
+	drainWake chan struct{}
 }
 
 // New builds a Service.
@@ -105,7 +104,7 @@ func New(o Options) *Service {
 			// A redirect fails the attempt: it is never followed.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	s.cache = envCache{ttl: o.CacheTTL, entries: map[string]*envEntry{}}
-	s.inbox.signal = make(chan struct{}, 1)
+	s.drainWake = make(chan struct{}, 1)
 	return s
 }
 

@@ -5,13 +5,17 @@
 // sender that claims due attempts from the store and makes them.
 package webhooks
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/herald-notify/herald/internal/store"
+)
 
 // Event types.
 const (
-	MessageSent       = "message.sent"
-	MessageDelivered  = "message.delivered"
-	MessageFailed     = "message.failed"
+	MessageSent       = store.WebhookMessageSent
+	MessageDelivered  = store.WebhookMessageDelivered
+	MessageFailed     = store.WebhookMessageFailed
 	MessageSeen       = "message.seen"
 	MessageRead       = "message.read"
 	MessageUnread     = "message.unread"

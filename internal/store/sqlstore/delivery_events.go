@@ -260,6 +260,7 @@ func (db *DB) recordDeliveryEvents(ctx context.Context, tx *sql.Tx, p *store.Del
 			}
 			m.UpdatedAt = p.Now
 			out.Delivered = append(out.Delivered, *m)
+			noteOutbox(tx, m.EnvironmentID, store.OutboxMessage{Type: store.WebhookMessageDelivered, Message: &out.Delivered[len(out.Delivered)-1]})
 		}
 	}
 	for _, step := range []struct {

@@ -7,8 +7,13 @@ import (
 
 // gated runs fn's statements on the writer pool, outside a transaction,
 // under the write gate as inTx does (see writeGate): a single statement of
-// the API crowds the workers out like a transaction would.
+// the API crowds the workers out like a transaction would. A change whose
+// context asks for webhook outbox entries runs in a transaction, which
+// writes them (outbox.go).
 func (db *DB) gated(ctx context.Context, fn func(q querier) error) error {
+	if outboxPending(ctx) {
+		return db.inTxFn(ctx, fn)
+	}
 	if err := db.gate.acquire(ctx, false); err != nil {
 		return err
 	}

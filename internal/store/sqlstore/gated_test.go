@@ -39,6 +39,7 @@ var notData = map[string]string{
 	"Reader":               "returns the reader pool (tests, metrics)",
 	"Writer":               "returns the writer pool (tests, metrics)",
 	"OnInboxChange":        "sets the after-commit hook",
+	"SetWebhookOutbox":     "sets the webhook outbox's filter and after-commit hook",
 	"SetTriggerPlanner":    "sets the trigger planner",
 	"SetTriggerWriters":    "sets how many trigger committers run",
 	"TriggerWriters":       "reports how many trigger committers run",

@@ -334,6 +334,7 @@ func (db *DB) JobFinish(ctx context.Context, outcomes []store.JobOutcome, now ti
 		if err := db.insertMessages(ctx, tx, msgs, &counts); err != nil {
 			return err
 		}
+		noteSent(tx, msgs)
 		if err := db.insertDetailsBatched(ctx, tx, details); err != nil {
 			return err
 		}

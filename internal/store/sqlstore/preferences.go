@@ -116,6 +116,7 @@ func (db *DB) SubscriberPreferenceUpdate(ctx context.Context, p *store.Subscribe
 			}
 		}
 		out = preferencesOf(sub, kept)
+		noteResult(tx, out)
 		return nil
 	})
 	return out, err

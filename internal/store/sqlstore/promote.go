@@ -116,6 +116,7 @@ func (db *DB) EnvironmentPublish(ctx context.Context, p *store.PublishParams) ([
 			}
 			out = append(out, store.Published{ResourceRef: ref, Name: r.Name, Action: action, TargetID: targetID})
 		}
+		noteResult(tx, out)
 		return nil
 	})
 	if err != nil {

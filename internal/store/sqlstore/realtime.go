@@ -57,16 +57,16 @@ func (db *DB) OnInboxChange(fn func(store.InboxChange)) {
 	db.realtime.fn.Store(&fn)
 }
 
-// trackInbox starts gathering tx's inbox changes when a hook is set; the
-// returned function, deferred, forgets them and tells the hook if the
-// transaction committed.
-func (db *DB) trackInbox(tx *sql.Tx) (done func(committed *bool)) {
-	if db.realtime.fn.Load() == nil {
-		return func(*bool) {}
+// trackInbox starts gathering tx's inbox changes when a hook or the webhook
+// outbox is set; the returned function, deferred, forgets them and tells
+// the hook if the transaction committed.
+func (db *DB) trackInbox(tx *sql.Tx) (ch *txInboxChanges, done func(committed *bool)) {
+	if db.realtime.fn.Load() == nil && !db.outboxOn() {
+		return nil, func(*bool) {}
 	}
-	ch := &txInboxChanges{}
+	ch = &txInboxChanges{}
 	inboxTxs.Store(tx, ch)
-	return func(committed *bool) {
+	return ch, func(committed *bool) {
 		inboxTxs.Delete(tx)
 		if *committed && len(ch.byEnv) > 0 {
 			db.inboxCommitted(ch)
@@ -129,6 +129,9 @@ func moved(d countDelta) bool {
 
 func (db *DB) inboxCommitted(ch *txInboxChanges) {
 	fn := db.realtime.fn.Load()
+	if fn == nil {
+		return // tracked for the outbox only
+	}
 	changes := make([]store.InboxChange, 0, len(ch.byEnv))
 	for _, c := range ch.byEnv {
 		slices.Sort(c.SubscriberIDs)

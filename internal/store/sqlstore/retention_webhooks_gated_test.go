@@ -117,6 +117,21 @@ func (f *gateFixture) webhookWrites() map[string]gatedWrite {
 			return f.db.WebhookAttemptFinish(ctx, []store.WebhookAttemptResult{{Attempt: claimed[0].Attempt,
 				StatusCode: ptrTo(200), Success: true, AttemptedAt: f.at}}, f.at)
 		}},
+		"WebhookOutboxClaim": {setup: func(t *testing.T) {
+			// A change whose context asks for an event: its entry.
+			ctx := store.WithOutbox(t.Context(), &store.OutboxIntent{Scope: f.scope,
+				Render: func(context.Context, store.OutboxTx) ([]store.OutboxEvent, error) {
+					return []store.OutboxEvent{{Type: "workflow.created", Data: []byte(`{}`)}}, nil
+				}})
+			require.NoError(t, f.db.WorkflowCreate(ctx, &store.Workflow{ID: id.New(), OrganizationID: f.scope.OrganizationID,
+				EnvironmentID: f.env.ID, Key: "outbox-" + id.New(), Name: "outbox", Active: true, CreatedAt: f.at, UpdatedAt: f.at}))
+		}, call: func(ctx context.Context) error {
+			got, err := f.db.WebhookOutboxClaim(ctx, []string{store.OutboxEvents}, 100, time.Minute, time.Now().Add(time.Second))
+			if err == nil && len(got) == 0 {
+				err = context.Canceled
+			}
+			return err
+		}},
 		"WebhookPrune": {setup: func(t *testing.T) {
 			claim(t) // then canceled: an attempt the prune deletes
 			require.NoError(t, f.db.WebhookAttemptFinish(t.Context(), []store.WebhookAttemptResult{{Attempt: claimed[0].Attempt,

@@ -53,6 +53,8 @@ type DB struct {
 	planner    atomic.Pointer[func(ctx context.Context, ps []*store.TriggerParams)]
 	// realtime is the after-commit hook of inbox changes (realtime.go).
 	realtime realtimeHook
+	// outbox writes the webhook outbox entries of changes (outbox.go).
+	outbox outboxHook
 
 	// writers is how many trigger groups are written at once, rtt the
 	// round trip measured at open (trigger_writers.go).
@@ -272,8 +274,18 @@ func (db *DB) inTxAs(ctx context.Context, pipeline bool, fn func(tx *sql.Tx) err
 		return fmt.Errorf("sqlstore: begin: %w", err)
 	}
 	committed := false
-	defer db.trackInbox(tx)(&committed)
+	inbox, done := db.trackInbox(tx)
+	defer done(&committed)
+	ob := db.trackOutbox(ctx, tx)
+	if ob != nil {
+		defer outboxTxs.Delete(tx)
+	}
 	if err := fn(tx); err != nil {
+		tx.Rollback() //nolint:errcheck
+		return err
+	}
+	flushed, wrote, err := db.flushOutbox(ctx, tx, ob, inbox)
+	if err != nil {
 		tx.Rollback() //nolint:errcheck
 		return err
 	}
@@ -281,6 +293,7 @@ func (db *DB) inTxAs(ctx context.Context, pipeline bool, fn func(tx *sql.Tx) err
 		return fmt.Errorf("sqlstore: commit: %w", err)
 	}
 	committed = true
+	db.outboxCommitted(flushed, wrote)
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/herald-notify/herald/internal/store"
 )
@@ -91,6 +92,24 @@ func (db *DB) writeSimpleGroup(ctx context.Context, calls []*triggerCall) (resul
 	if err != nil {
 		return nil, false, err
 	}
+	// The webhook outbox entries of its new in-app messages, in the same
+	// statement.
+	var added *txInboxChanges
+	if counts != nil {
+		added = &txInboxChanges{}
+		added.note(counts)
+	}
+	entries, err := db.ownEntries(ctx, time.Now(), added, nil)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(entries) > 0 {
+		esrc, err := db.d.rowSource(&a, entries, outboxTypes)
+		if err != nil {
+			return nil, false, err
+		}
+		stmts = append(stmts, "INSERT INTO webhook_outbox ("+outboxInsertCols+") SELECT * FROM ("+esrc+") v")
+	}
 	ctes := []string{"claimed AS (INSERT INTO transactions (environment_id, transaction_id, workflow_id, created_at)" +
 		" SELECT * FROM (" + src + ") v ON CONFLICT DO NOTHING RETURNING 1)"}
 	for i, s := range stmts {
@@ -124,6 +143,7 @@ func (db *DB) writeSimpleGroup(ctx context.Context, calls []*triggerCall) (resul
 			db.inboxCommitted(ch)
 		}
 	}
+	db.outboxCommitted(nil, len(entries) > 0)
 	return results, true, nil
 }
 

@@ -272,6 +272,12 @@ func (db *DB) webhookEndpointsByID(ctx context.Context, ids []string) (map[strin
 // (SQLite would walk the environment's messages), and the order is made
 // here: an ORDER BY created_at would choose the environment's index too.
 func (db *DB) WebhookMessagesChanged(ctx context.Context, p *store.WebhookMessagesChangedParams) ([]store.Message, error) {
+	return db.webhookMessagesChanged(ctx, db.r, p)
+}
+
+// webhookMessagesChanged is WebhookMessagesChanged on q (a change's
+// transaction, for its outbox entry).
+func (db *DB) webhookMessagesChanged(ctx context.Context, q querier, p *store.WebhookMessagesChangedParams) ([]store.Message, error) {
 	base := func(a *args, env string) string {
 		where := env + " = " + a.add(p.EnvironmentID)
 		if !p.At.IsZero() {
@@ -281,7 +287,7 @@ func (db *DB) WebhookMessagesChanged(ctx context.Context, p *store.WebhookMessag
 	}
 	var out []store.Message
 	read := func(a args, where string) error {
-		rows, err := db.r.QueryContext(ctx, "SELECT "+messageCols+" FROM messages WHERE "+where, a...)
+		rows, err := q.QueryContext(ctx, "SELECT "+messageCols+" FROM messages WHERE "+where, a...)
 		ms, err := scanAll(rows, err, scanMessage)
 		out = append(out, ms...)
 		return err

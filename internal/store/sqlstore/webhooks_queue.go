@@ -64,9 +64,28 @@ func (db *DB) insertWebhookRows(ctx context.Context, q querier, table, cols stri
 
 // WebhookEventCreate implements store.Webhooks. The endpoints are read in
 // the transaction: one disabled or deleted before it commits gets nothing.
+// The outbox entries the events are made of are deleted first: the events
+// of an entry another drain deleted are dropped (each entry's events are
+// stored once).
 func (db *DB) WebhookEventCreate(ctx context.Context, p *store.WebhookEventCreateParams) (int, error) {
 	n := 0
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		stored := p.Events
+		if len(p.Outbox) > 0 {
+			gone, err := db.deleteOutbox(ctx, tx, p.Outbox)
+			if err != nil {
+				return err
+			}
+			stored = nil
+			for _, ev := range p.Events {
+				if ev.OutboxID == "" || gone[ev.OutboxID] {
+					stored = append(stored, ev)
+				}
+			}
+		}
+		if len(stored) == 0 {
+			return nil
+		}
 		type endpoint struct {
 			id    string
 			types []string
@@ -85,7 +104,7 @@ func (db *DB) WebhookEventCreate(ctx context.Context, p *store.WebhookEventCreat
 			return err
 		}
 		var events, attempts [][]any
-		for _, ev := range p.Events {
+		for _, ev := range stored {
 			wanted := false
 			for _, e := range endpoints {
 				if store.WebhookTypesWant(e.types, ev.Type) {
@@ -298,6 +317,13 @@ func (db *DB) WebhookQueueStats(ctx context.Context, now time.Time) (store.Webho
 	}
 	if oldest.Valid {
 		q.OldestDue = fromMS(oldest.Int64)
+	}
+	oldest = sql.NullInt64{}
+	if err := db.r.QueryRowContext(ctx, "SELECT count(*), min(created_at) FROM webhook_outbox").Scan(&q.Outbox, &oldest); err != nil {
+		return q, fmt.Errorf("sqlstore: reading the webhook outbox: %w", err)
+	}
+	if oldest.Valid {
+		q.OutboxOldest = fromMS(oldest.Int64)
 	}
 	return q, nil
 }

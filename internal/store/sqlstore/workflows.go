@@ -73,15 +73,16 @@ func (db *DB) WorkflowGet(ctx context.Context, scope store.Scope, idOrKey string
 	if w, ok := db.workflows.get(key, now); ok {
 		return w, nil
 	}
-	w, err := db.workflowGet(ctx, scope, idOrKey)
+	w, err := workflowGet(ctx, db.r, scope, idOrKey)
 	if err == nil {
 		db.workflows.put(key, w, now)
 	}
 	return w, err
 }
 
-func (db *DB) workflowGet(ctx context.Context, scope store.Scope, idOrKey string) (store.Workflow, error) {
-	return scanWorkflow(db.r.QueryRowContext(ctx, "SELECT "+workflowCols+" FROM workflows WHERE environment_id = $1"+
+// workflowGet reads an undeleted workflow by key or id on q.
+func workflowGet(ctx context.Context, q querier, scope store.Scope, idOrKey string) (store.Workflow, error) {
+	return scanWorkflow(q.QueryRowContext(ctx, "SELECT "+workflowCols+" FROM workflows WHERE environment_id = $1"+
 		" AND deleted = false AND (workflow_key = $2 OR id = $2) ORDER BY (workflow_key = $2) DESC LIMIT 1", scope.EnvironmentID, idOrKey))
 }
 
