@@ -1,6 +1,7 @@
 package main
 
 import (
+	"database/sql"
 	"fmt"
 	"net/http"
 	"testing"
@@ -28,19 +29,13 @@ func TestWebhooksSurviveRestart(t *testing.T) {
 	for _, kind := range testdb.Kinds {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
-			rec := nodetest.StartWebhookReceiver(t)
-			env, _ := serveStore(t, kind)
-			env = append(env, "HERALD_ALLOW_PRIVATE_NETWORKS=true", "HERALD_WEBHOOK_RETRY_SCHEDULE=0s,2s")
-			s := startServer(t, bin, env)
-
-			status, out := s.call(t, "POST", "/v2/webhooks/endpoints", map[string]any{"url": rec.URL + "/hooks/herald",
-				"eventTypes": []string{"workflow.created"}, "description": "restart"})
-			require.Equal(t, http.StatusCreated, status, "%v", out)
-			endpoint := out.(map[string]any)
+			w := startWebhookServer(t, bin, kind, map[string]any{"url": "/hooks/herald", "eventTypes": []string{"workflow.created"},
+				"description": "restart"}, "HERALD_WEBHOOK_RETRY_SCHEDULE=0s,2s")
+			rec, env, s, endpoint := w.rec, w.env, w.s, w.endpoint
 			id, secret := endpoint["id"].(string), endpoint["secret"].(string)
 			rec.Configure([]string{secret}, http.StatusInternalServerError)
 
-			status, out = s.call(t, "POST", "/v2/workflows", map[string]any{"name": "Hooked", "workflowId": "hooked",
+			status, out := s.call(t, "POST", "/v2/workflows", map[string]any{"name": "Hooked", "workflowId": "hooked",
 				"steps": []any{map[string]any{"name": "Inbox", "type": "in_app", "controlValues": map[string]any{"body": "hi"}}}})
 			require.Equal(t, http.StatusCreated, status, "%v", out)
 			deliveries := func() []any {
@@ -115,17 +110,13 @@ func TestWebhookEventsSurviveKill(t *testing.T) {
 	for _, kind := range testdb.Kinds {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
-			rec := nodetest.StartWebhookReceiver(t)
-			env, db := serveStore(t, kind)
 			// What the killed process had claimed is taken again after 4 s
 			// (attempts) and 2 s (outbox entries).
-			env = append(env, "HERALD_ALLOW_PRIVATE_NETWORKS=true", "HERALD_WEBHOOK_TIMEOUT=1s")
-			s := startServer(t, bin, env)
-			status, out := s.call(t, "POST", "/v2/webhooks/endpoints", map[string]any{"url": rec.URL + "/hooks/kill",
-				"eventTypes": []string{"message.sent"}})
-			require.Equal(t, http.StatusCreated, status, "%v", out)
-			rec.Configure([]string{out.(map[string]any)["secret"].(string)})
-			status, out = s.call(t, "POST", "/v2/workflows", map[string]any{"name": "Burst", "workflowId": "burst",
+			w := startWebhookServer(t, bin, kind, map[string]any{"url": "/hooks/kill", "eventTypes": []string{"message.sent"}},
+				"HERALD_WEBHOOK_TIMEOUT=1s")
+			rec, env, db, s := w.rec, w.env, w.db, w.s
+			rec.Configure([]string{w.endpoint["secret"].(string)})
+			status, out := s.call(t, "POST", "/v2/workflows", map[string]any{"name": "Burst", "workflowId": "burst",
 				"steps": []any{map[string]any{"name": "Inbox", "type": "in_app", "controlValues": map[string]any{"body": "hi"}}}})
 			require.Equal(t, http.StatusCreated, status, "%v", out)
 
@@ -188,4 +179,30 @@ func TestWebhookEventsSurviveKill(t *testing.T) {
 			s.kill(t)
 		})
 	}
+}
+
+// webhookServer is herald serve on a fresh store of its kind, with an
+// endpoint at a standardwebhooks receiver.
+type webhookServer struct {
+	rec      *nodetest.WebhookReceiver
+	env      []string
+	db       *sql.DB
+	s        *server
+	endpoint map[string]any
+}
+
+// startWebhookServer starts a receiver and herald (private networks
+// allowed, env added) and creates the endpoint body describes, its url a
+// path on the receiver.
+func startWebhookServer(t *testing.T, bin, kind string, body map[string]any, env ...string) *webhookServer {
+	t.Helper()
+	w := &webhookServer{rec: nodetest.StartWebhookReceiver(t)}
+	w.env, w.db = serveStore(t, kind)
+	w.env = append(append(w.env, "HERALD_ALLOW_PRIVATE_NETWORKS=true"), env...)
+	w.s = startServer(t, bin, w.env)
+	body["url"] = w.rec.URL + body["url"].(string)
+	status, out := w.s.call(t, "POST", "/v2/webhooks/endpoints", body)
+	require.Equal(t, http.StatusCreated, status, "%v", out)
+	w.endpoint = out.(map[string]any)
+	return w
 }

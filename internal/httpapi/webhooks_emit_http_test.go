@@ -106,6 +106,16 @@ func (s *eventSink) types() []any {
 	return out
 }
 
+// runWebhooks runs svc's outbox drain and sender until the test ends.
+func runWebhooks(t *testing.T, svc *webhooks.Service) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); svc.Run(ctx) }()
+	go func() { defer wg.Done(); svc.Send(ctx) }()
+	t.Cleanup(func() { cancel(); wg.Wait() })
+}
+
 // hookUp serves the harness with a webhooks service as herald serve wires
 // it — the store's outbox, its drain and the sender running — and
 // gives the development environment an endpoint at a sink taking every
@@ -119,12 +129,7 @@ func hookUp(t *testing.T, h *harness) *eventSink {
 		Bridge: bridge.New(bridge.Options{Dialer: &netguard.Dialer{AllowPrivate: true}}), OnTrigger: func() { h.Wakes.Add(1) },
 		Webhooks: svc})
 	svc.Outbox(h.DB)
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); svc.Run(ctx) }()
-	go func() { defer wg.Done(); svc.Send(ctx) }()
-	t.Cleanup(func() { cancel(); wg.Wait() })
+	runWebhooks(t, svc)
 	sink := newEventSink(t)
 	e := h.createWebhookEndpoint(t, h.authFor(asDev), map[string]any{"url": sink.URL + "/events"})
 	sink.secret = e["secret"].(string)

@@ -1,9 +1,7 @@
 package httpapi_test
 
 import (
-	"context"
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 
@@ -62,12 +60,7 @@ func TestWebhookOutboxOutlivesItsWriter(t *testing.T) {
 		// Another process: its drain and sender.
 		other := webhooks.New(webhooks.Options{Store: h.DB, Logger: log, AllowPrivateNetworks: true, Schedule: []time.Duration{0},
 			Poll: 20 * time.Millisecond})
-		ctx, cancel := context.WithCancel(context.Background())
-		var wg sync.WaitGroup
-		wg.Add(2)
-		go func() { defer wg.Done(); other.Run(ctx) }()
-		go func() { defer wg.Done(); other.Send(ctx) }()
-		t.Cleanup(func() { cancel(); wg.Wait() })
+		runWebhooks(t, other)
 
 		sink.find("workflow.created", "workflowId", "kept")
 		sent := sink.find("message.sent", "_id", mid)["object"].(map[string]any)
