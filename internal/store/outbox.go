@@ -37,6 +37,12 @@ const (
 	WebhookMessageFailed    = "message.failed"
 )
 
+// OutboxHold is how long a new entry is its writer's: the process that
+// wrote it makes its events at once (it was told of it after the commit),
+// and another drain takes it only once this has passed — when the writer
+// died or failed.
+const OutboxHold = 5 * time.Second
+
 // OutboxEntry is a durable note of the events a committed change causes.
 type OutboxEntry struct {
 	ID string
@@ -130,9 +136,10 @@ type OutboxFilter func(ctx context.Context, environmentID, typ string) bool
 // WebhookOutbox is the store's side of the outbox.
 type WebhookOutbox interface {
 	// SetWebhookOutbox makes the store write the entries of its own
-	// changes that wants takes, and call written after each commit that
-	// wrote an entry (it must not block).
-	SetWebhookOutbox(wants OutboxFilter, written func())
+	// changes that wants takes, and call written with the entries of each
+	// commit that wrote some (it must not block). They are due to other
+	// drains OutboxHold after they were written.
+	SetWebhookOutbox(wants OutboxFilter, written func([]OutboxEntry))
 	// WebhookOutboxClaim leases up to limit entries of kinds that are due
 	// (any environment) for lease.
 	WebhookOutboxClaim(ctx context.Context, kinds []string, limit int, lease time.Duration, now time.Time) ([]OutboxEntry, error)

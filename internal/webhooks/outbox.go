@@ -12,10 +12,14 @@ import (
 )
 
 // The outbox (store/outbox.go): every change that causes events writes an
-// entry in its own transaction. Run drains the entries of every process's
-// changes — at once for this process's (the store's written hook wakes
-// it), within Poll for the others' and for those a process that stopped
-// left — turning each into its events and deleting it in one transaction.
+// entry in its own transaction. The store tells this process of the
+// entries its commits wrote (written), and Run makes their events at once,
+// without a claim: a new entry is its writer's for store.OutboxHold. Every
+// Poll, Run also claims the entries whose time has come — another
+// process's that died or failed — under a lease. Making an entry's events
+// and deleting it is one transaction, and only the drain whose delete
+// removed the entry stores its events: each entry's events are stored
+// once.
 
 // outboxBatch is how many entries one drain claims at a time.
 const outboxBatch = 100
@@ -32,12 +36,7 @@ const maxOutboxClaims = 10
 // Outbox makes the store write the entries of its changes' message events
 // that an endpoint may take, and wake Run after their commit.
 func (s *Service) Outbox(st store.WebhookOutbox) {
-	st.SetWebhookOutbox(s.Wants, func() {
-		select {
-		case s.drainWake <- struct{}{}:
-		default:
-		}
-	})
+	st.SetWebhookOutbox(s.Wants, s.written)
 }
 
 // kinds are the entry kinds a drain claims.
@@ -80,13 +79,15 @@ func (s *Service) MessagesChanged(ctx context.Context, typ string, sel store.Web
 	return &store.OutboxIntent{Scope: sel.Scope, Type: typ, Changed: &sel}
 }
 
-// Run drains the outbox until ctx ends: when this process's store wrote
-// entries, and every Poll for other processes' and for held entries
-// whose writer did not complete them.
+// Run drains the outbox until ctx ends: the entries this process's store
+// wrote as soon as it tells of them (without claiming them: they are this
+// process's for store.OutboxHold), and every Poll the due entries of any
+// process — another's, or those a process that stopped left.
 func (s *Service) Run(ctx context.Context) {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
+		poll := false
 		select {
 		case <-ctx.Done():
 			return
@@ -95,46 +96,80 @@ func (s *Service) Run(ctx context.Context) {
 				return
 			}
 		case <-timer.C:
+			poll = true
 		}
-		for {
-			n, err := s.drain(ctx)
-			if err != nil {
-				if ctx.Err() == nil {
-					s.log.Warn("webhooks: draining the outbox", "err", err)
-				}
-				break
-			}
-			if n < outboxBatch {
-				break
-			}
+		if err := s.drainOwn(ctx); err != nil && ctx.Err() == nil {
+			s.log.Warn("webhooks: making the events of this process's changes; a later drain makes them", "err", err)
 		}
-		if !timer.Stop() {
-			select {
-			case <-timer.C:
-			default:
-			}
+		if !poll {
+			continue
+		}
+		if err := s.drainDue(ctx); err != nil && ctx.Err() == nil {
+			s.log.Warn("webhooks: draining the outbox", "err", err)
 		}
 		timer.Reset(s.o.Poll)
 	}
 }
 
-// Drain makes events of the due outbox entries until none is left
+// Drain makes the events of this process's entries, then of the due ones
 // (tests).
 func (s *Service) Drain(ctx context.Context) error {
+	if err := s.drainOwn(ctx); err != nil {
+		return err
+	}
+	return s.drainDue(ctx)
+}
+
+// maxOwn bounds the entries told by the store that wait for drainOwn;
+// beyond it they are left to the drains that claim due entries.
+const maxOwn = 10_000
+
+// written is the store's after-commit hook: it queues the entries for
+// drainOwn and wakes Run. It never blocks.
+func (s *Service) written(entries []store.OutboxEntry) {
+	s.ownMu.Lock()
+	if len(s.own)+len(entries) <= maxOwn {
+		s.own = append(s.own, entries...)
+	}
+	s.ownMu.Unlock()
+	select {
+	case s.drainWake <- struct{}{}:
+	default:
+	}
+}
+
+// drainOwn makes the events of the entries the store told of.
+func (s *Service) drainOwn(ctx context.Context) error {
+	s.ownMu.Lock()
+	own := s.own
+	s.own = nil
+	s.ownMu.Unlock()
+	for start := 0; start < len(own); start += outboxBatch {
+		if err := s.complete(ctx, own[start:min(start+outboxBatch, len(own))]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// drainDue claims due entries and makes their events until none is left.
+func (s *Service) drainDue(ctx context.Context) error {
 	for {
-		n, err := s.drain(ctx)
-		if err != nil || n < outboxBatch {
+		entries, err := s.o.Store.WebhookOutboxClaim(ctx, kinds, outboxBatch, outboxLeases*s.o.Timeout, s.now())
+		if err != nil {
+			return err
+		}
+		if err := s.complete(ctx, entries); err != nil || len(entries) < outboxBatch {
 			return err
 		}
 	}
 }
 
-// drain claims due entries and stores their events; it returns how many it
-// claimed. An entry that fails to render is left to its lease's end.
-func (s *Service) drain(ctx context.Context) (int, error) {
-	entries, err := s.o.Store.WebhookOutboxClaim(ctx, kinds, outboxBatch, outboxLeases*s.o.Timeout, s.now())
-	if err != nil || len(entries) == 0 {
-		return 0, err
+// complete stores the events of entries and deletes them, a transaction
+// per environment. An entry that fails to render is left to a later drain.
+func (s *Service) complete(ctx context.Context, entries []store.OutboxEntry) error {
+	if len(entries) == 0 {
+		return nil
 	}
 	type group struct {
 		scope  store.Scope
@@ -150,6 +185,7 @@ func (s *Service) drain(ctx context.Context) (int, error) {
 			byEnv[e.EnvironmentID], order = g, append(order, e.EnvironmentID)
 		}
 		var evs []Event
+		var err error
 		if e.Claims > maxOutboxClaims {
 			s.log.Error("webhooks: an outbox entry failed to render too many times; its events lost", "entry", e.ID, "kind", e.Kind)
 		} else if evs, err = s.renderEntry(ctx, e); err != nil {
@@ -164,10 +200,10 @@ func (s *Service) drain(ctx context.Context) (int, error) {
 	for _, env := range order {
 		g := byEnv[env]
 		if err := s.emit(ctx, g.scope, g.outbox, g.events); err != nil {
-			return len(entries), err
+			return err
 		}
 	}
-	return len(entries), nil
+	return nil
 }
 
 // renderEntry makes an entry's events, a panic its error.

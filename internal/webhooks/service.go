@@ -66,6 +66,9 @@ type Service struct {
 	wake chan struct{}
 	// drainWake tells Run that this process's store wrote outbox entries.
 	drainWake chan struct{}
+	// own are the entries this process's store wrote, for drainOwn.
+	ownMu sync.Mutex
+	own   []store.OutboxEntry
 }
 
 // New builds a Service.

@@ -35,11 +35,11 @@ type txOutbox struct {
 // outboxHook is the DB's part of the outbox.
 type outboxHook struct {
 	wants   atomic.Pointer[store.OutboxFilter]
-	written atomic.Pointer[func()]
+	written atomic.Pointer[func([]store.OutboxEntry)]
 }
 
 // SetWebhookOutbox implements store.WebhookOutbox.
-func (db *DB) SetWebhookOutbox(wants store.OutboxFilter, written func()) {
+func (db *DB) SetWebhookOutbox(wants store.OutboxFilter, written func([]store.OutboxEntry)) {
 	db.outbox.written.Store(&written)
 	db.outbox.wants.Store(&wants)
 }
@@ -129,20 +129,31 @@ const outboxInsertCols = "id, organization_id, environment_id, kind, ref, due_at
 // outboxTypes are the column types of a new entry's row.
 var outboxTypes = []string{"TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "BIGINT", "BIGINT"}
 
-// outboxRow is the row of a new entry.
-func outboxRow(now time.Time, org, env, kind string, ref any) ([]any, error) {
+// newEntry is a new entry written at now.
+func newEntry(now time.Time, org, env, kind string, ref any) (store.OutboxEntry, error) {
 	b, err := json.Marshal(ref)
 	if err != nil {
-		return nil, fmt.Errorf("sqlstore: an outbox entry: %w", err)
+		return store.OutboxEntry{}, fmt.Errorf("sqlstore: an outbox entry: %w", err)
 	}
-	return []any{id.NewAt(now), org, env, kind, string(b), ms(now), ms(now)}, nil
+	return store.OutboxEntry{ID: id.NewAt(now), Scope: store.Scope{OrganizationID: org, EnvironmentID: env}, Kind: kind, Ref: b,
+		CreatedAt: now}, nil
 }
 
-// ownEntries are the rows of the entries of a transaction's own message
-// events that an endpoint takes, one per environment: the new in-app
-// messages of inbox (sent and delivered; nil: none) and what ob noted
-// (nil: none).
-func (db *DB) ownEntries(ctx context.Context, now time.Time, inbox *txInboxChanges, ob *txOutbox) ([][]any, error) {
+// outboxRows are the rows of new entries: due to other drains after
+// store.OutboxHold.
+func outboxRows(entries []store.OutboxEntry) [][]any {
+	rows := make([][]any, len(entries))
+	for i, e := range entries {
+		rows[i] = []any{e.ID, e.OrganizationID, e.EnvironmentID, e.Kind, string(e.Ref), ms(e.CreatedAt.Add(store.OutboxHold)),
+			ms(e.CreatedAt)}
+	}
+	return rows
+}
+
+// ownEntries are the entries of a transaction's own message events that an
+// endpoint takes, one per environment: the new in-app messages of inbox
+// (sent and delivered; nil: none) and what ob noted (nil: none).
+func (db *DB) ownEntries(ctx context.Context, now time.Time, inbox *txInboxChanges, ob *txOutbox) ([]store.OutboxEntry, error) {
 	if !db.outboxOn() {
 		return nil, nil
 	}
@@ -181,32 +192,32 @@ func (db *DB) ownEntries(ctx context.Context, now time.Time, inbox *txInboxChang
 			}
 		}
 	}
-	rows := make([][]any, 0, len(order))
+	entries := make([]store.OutboxEntry, 0, len(order))
 	for _, env := range order {
-		row, err := outboxRow(now, "", env, store.OutboxMessages, byEnv[env])
+		e, err := newEntry(now, "", env, store.OutboxMessages, byEnv[env])
 		if err != nil {
 			return nil, err
 		}
-		rows = append(rows, row)
+		entries = append(entries, e)
 	}
-	return rows, nil
+	return entries, nil
 }
 
 // flushOutbox writes, in tx, the entries of its own message events (ob,
 // inbox: nil when not tracked) and of its context's intents. It returns
-// the intents it wrote and whether it wrote anything.
-func (db *DB) flushOutbox(ctx context.Context, tx *sql.Tx, ob *txOutbox, inbox *txInboxChanges) ([]*store.OutboxIntent, bool, error) {
+// the intents it wrote and the entries.
+func (db *DB) flushOutbox(ctx context.Context, tx *sql.Tx, ob *txOutbox, inbox *txInboxChanges) ([]*store.OutboxIntent, []store.OutboxEntry, error) {
 	if ob == nil {
-		return nil, false, nil
+		return nil, nil, nil
 	}
 	now := time.Now()
-	rows, err := db.ownEntries(ctx, now, inbox, ob)
+	entries, err := db.ownEntries(ctx, now, inbox, ob)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
 	add := func(org, env, kind string, ref any) error {
-		row, err := outboxRow(now, org, env, kind, ref)
-		rows = append(rows, row)
+		e, err := newEntry(now, org, env, kind, ref)
+		entries = append(entries, e)
 		return err
 	}
 	var flushed []*store.OutboxIntent
@@ -218,7 +229,7 @@ func (db *DB) flushOutbox(ctx context.Context, tx *sql.Tx, ob *txOutbox, inbox *
 		case in.Changed != nil:
 			msgs, err := db.webhookMessagesChanged(ctx, tx, in.Changed)
 			if err != nil {
-				return nil, false, err
+				return nil, nil, err
 			}
 			evs := make([]store.OutboxMessage, len(msgs))
 			for i := range msgs {
@@ -226,30 +237,30 @@ func (db *DB) flushOutbox(ctx context.Context, tx *sql.Tx, ob *txOutbox, inbox *
 			}
 			if len(evs) > 0 {
 				if err := add(in.OrganizationID, in.EnvironmentID, store.OutboxMessages, evs); err != nil {
-					return nil, false, err
+					return nil, nil, err
 				}
 			}
 		case in.Render != nil:
 			evs, err := in.Render(ctx, outboxTx{tx: tx, result: ob.result})
 			if err != nil {
-				return nil, false, fmt.Errorf("sqlstore: rendering webhook events: %w", err)
+				return nil, nil, fmt.Errorf("sqlstore: rendering webhook events: %w", err)
 			}
 			if len(evs) > 0 {
 				if err := add(in.OrganizationID, in.EnvironmentID, store.OutboxEvents, evs); err != nil {
-					return nil, false, err
+					return nil, nil, err
 				}
 			}
 		}
 		flushed = append(flushed, in)
 	}
-	if len(rows) == 0 {
-		return flushed, false, nil
+	if len(entries) == 0 {
+		return flushed, nil, nil
 	}
-	err = db.insertWebhookRows(ctx, tx, "webhook_outbox", outboxInsertCols, rows, outboxTypes)
+	err = db.insertWebhookRows(ctx, tx, "webhook_outbox", outboxInsertCols, outboxRows(entries), outboxTypes)
 	if err != nil {
-		return nil, false, fmt.Errorf("sqlstore: writing the webhook outbox: %w", err)
+		return nil, nil, fmt.Errorf("sqlstore: writing the webhook outbox: %w", err)
 	}
-	return flushed, true, nil
+	return flushed, entries, nil
 }
 
 // outboxTx is store.OutboxTx on a change's transaction.
@@ -265,14 +276,14 @@ func (o outboxTx) WorkflowGet(ctx context.Context, scope store.Scope, idOrKey st
 }
 
 // outboxCommitted marks the flushed intents written and tells the webhooks
-// service when entries were written.
-func (db *DB) outboxCommitted(flushed []*store.OutboxIntent, wrote bool) {
+// service of the entries written.
+func (db *DB) outboxCommitted(flushed []*store.OutboxIntent, entries []store.OutboxEntry) {
 	for _, in := range flushed {
 		in.MarkWritten()
 	}
-	if wrote {
+	if len(entries) > 0 {
 		if fn := db.outbox.written.Load(); fn != nil && *fn != nil {
-			(*fn)()
+			(*fn)(entries)
 		}
 	}
 }

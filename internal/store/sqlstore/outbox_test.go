@@ -24,14 +24,14 @@ func TestWebhookOutbox(t *testing.T) {
 	testdb.ForEach(t, func(t *testing.T, db *sqlstore.DB) {
 		ctx := t.Context()
 		tn := setup(t, db)
-		var wakes atomic.Int32
+		var told atomic.Int32
 		db.SetWebhookOutbox(func(_ context.Context, env, typ string) bool {
 			return env == tn.A.EnvironmentID && typ != store.WebhookMessageDelivered
-		}, func() { wakes.Add(1) })
+		}, func(entries []store.OutboxEntry) { told.Add(int32(len(entries))) })
 		claim := func() []store.OutboxEntry {
 			t.Helper()
 			got, err := db.WebhookOutboxClaim(ctx, []string{store.OutboxMessages, store.OutboxEvents}, 100, time.Minute,
-				time.Now().Add(time.Second))
+				time.Now().Add(store.OutboxHold+time.Second))
 			require.NoError(t, err)
 			return got
 		}
@@ -55,14 +55,17 @@ func TestWebhookOutbox(t *testing.T) {
 		var items []store.OutboxMessage
 		require.NoError(t, json.Unmarshal(got[0].Ref, &items))
 		require.Equal(t, []store.OutboxMessage{{Type: store.WebhookMessageSent, MessageID: m.ID}}, items)
-		require.Positive(t, wakes.Load(), "told after the commit")
+		require.EqualValues(t, 1, told.Load(), "told after the commit")
+		early, err := db.WebhookOutboxClaim(ctx, []string{store.OutboxMessages}, 100, time.Minute, time.Now())
+		require.NoError(t, err)
+		require.Empty(t, early, "its writer's for OutboxHold")
 		require.Empty(t, claim(), "leased")
 
 		// A change of messages: the message as the change left it.
 		at := base.Add(time.Minute)
 		sel := store.WebhookMessagesChangedParams{Scope: tn.A, SubscriberID: m.SubscriberID, IDs: []string{m.ID}, At: at}
 		read := &store.OutboxIntent{Scope: tn.A, Type: "message.read", Changed: &sel}
-		_, err := db.MessageMarkAs(store.WithOutbox(ctx, read), &store.MessageMarkAsParams{Scope: tn.A, SubscriberID: m.SubscriberID,
+		_, err = db.MessageMarkAs(store.WithOutbox(ctx, read), &store.MessageMarkAsParams{Scope: tn.A, SubscriberID: m.SubscriberID,
 			IDs: []string{m.ID}, MarkAs: store.MarkRead, Now: at})
 		require.NoError(t, err)
 		require.True(t, read.Written())

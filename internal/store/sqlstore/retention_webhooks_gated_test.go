@@ -126,7 +126,8 @@ func (f *gateFixture) webhookWrites() map[string]gatedWrite {
 			require.NoError(t, f.db.WorkflowCreate(ctx, &store.Workflow{ID: id.New(), OrganizationID: f.scope.OrganizationID,
 				EnvironmentID: f.env.ID, Key: "outbox-" + id.New(), Name: "outbox", Active: true, CreatedAt: f.at, UpdatedAt: f.at}))
 		}, call: func(ctx context.Context) error {
-			got, err := f.db.WebhookOutboxClaim(ctx, []string{store.OutboxEvents}, 100, time.Minute, time.Now().Add(time.Second))
+			got, err := f.db.WebhookOutboxClaim(ctx, []string{store.OutboxEvents}, 100, time.Minute,
+				time.Now().Add(store.OutboxHold+time.Second))
 			if err == nil && len(got) == 0 {
 				err = context.Canceled
 			}

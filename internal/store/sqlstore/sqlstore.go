@@ -284,7 +284,7 @@ func (db *DB) inTxAs(ctx context.Context, pipeline bool, fn func(tx *sql.Tx) err
 		tx.Rollback() //nolint:errcheck
 		return err
 	}
-	flushed, wrote, err := db.flushOutbox(ctx, tx, ob, inbox)
+	flushed, entries, err := db.flushOutbox(ctx, tx, ob, inbox)
 	if err != nil {
 		tx.Rollback() //nolint:errcheck
 		return err
@@ -293,7 +293,7 @@ func (db *DB) inTxAs(ctx context.Context, pipeline bool, fn func(tx *sql.Tx) err
 		return fmt.Errorf("sqlstore: commit: %w", err)
 	}
 	committed = true
-	db.outboxCommitted(flushed, wrote)
+	db.outboxCommitted(flushed, entries)
 	return nil
 }
 

@@ -104,7 +104,7 @@ func (db *DB) writeSimpleGroup(ctx context.Context, calls []*triggerCall) (resul
 		return nil, false, err
 	}
 	if len(entries) > 0 {
-		esrc, err := db.d.rowSource(&a, entries, outboxTypes)
+		esrc, err := db.d.rowSource(&a, outboxRows(entries), outboxTypes)
 		if err != nil {
 			return nil, false, err
 		}
@@ -143,7 +143,7 @@ func (db *DB) writeSimpleGroup(ctx context.Context, calls []*triggerCall) (resul
 			db.inboxCommitted(ch)
 		}
 	}
-	db.outboxCommitted(nil, len(entries) > 0)
+	db.outboxCommitted(nil, entries)
 	return results, true, nil
 }
 
