@@ -178,17 +178,19 @@ func (s *Service) complete(ctx context.Context, entries []store.OutboxEntry) err
 	}
 	byEnv := map[string]*group{}
 	var order []string
+	look := map[string]*messageLookup{} // per environment, for all its entries
 	for _, e := range entries {
 		g := byEnv[e.EnvironmentID]
 		if g == nil {
 			g = &group{scope: store.Scope{OrganizationID: e.OrganizationID, EnvironmentID: e.EnvironmentID}}
 			byEnv[e.EnvironmentID], order = g, append(order, e.EnvironmentID)
+			look[e.EnvironmentID] = &messageLookup{env: e.EnvironmentID}
 		}
 		var evs []Event
 		var err error
 		if e.Claims > maxOutboxClaims {
 			s.log.Error("webhooks: an outbox entry failed to render too many times; its events lost", "entry", e.ID, "kind", e.Kind)
-		} else if evs, err = s.renderEntry(ctx, e); err != nil {
+		} else if evs, err = s.renderEntry(ctx, e, look[e.EnvironmentID], entries); err != nil {
 			s.log.Warn("webhooks: rendering an outbox entry; tried again later", "entry", e.ID, "kind", e.Kind, "err", err)
 			continue
 		}
@@ -207,7 +209,7 @@ func (s *Service) complete(ctx context.Context, entries []store.OutboxEntry) err
 }
 
 // renderEntry makes an entry's events, a panic its error.
-func (s *Service) renderEntry(ctx context.Context, e store.OutboxEntry) (evs []Event, err error) {
+func (s *Service) renderEntry(ctx context.Context, e store.OutboxEntry, look *messageLookup, batch []store.OutboxEntry) (evs []Event, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.ErrorContext(ctx, "webhooks: recovered from a panic rendering an outbox entry", "panic", fmt.Sprint(p),
@@ -217,7 +219,10 @@ func (s *Service) renderEntry(ctx context.Context, e store.OutboxEntry) (evs []E
 	}()
 	switch e.Kind {
 	case store.OutboxMessages:
-		return s.renderMessages(ctx, e)
+		if err := s.lookUp(ctx, look, batch); err != nil {
+			return nil, err
+		}
+		return renderMessages(e, look)
 	case store.OutboxEvents:
 		var items []store.OutboxEvent
 		if err := json.Unmarshal(e.Ref, &items); err != nil {
@@ -232,55 +237,93 @@ func (s *Service) renderEntry(ctx context.Context, e store.OutboxEntry) (evs []E
 	return nil, fmt.Errorf("an entry of unknown kind %q", e.Kind)
 }
 
-// renderMessages makes the message events of an entry: each message as the
-// change left it or, for a new in-app message, as it is now (one deleted
-// since has none).
-func (s *Service) renderMessages(ctx context.Context, e store.OutboxEntry) ([]Event, error) {
+// messageLookup holds, for the message entries of one environment in a
+// batch, the messages read by id and the subscribers' own ids: one read of
+// each for the batch.
+type messageLookup struct {
+	env  string
+	done bool
+	msgs map[string]*store.Message
+	subs map[string]store.Subscriber
+}
+
+// outboxItems decodes a message entry's Ref.
+func outboxItems(e store.OutboxEntry) ([]store.OutboxMessage, error) {
 	var items []store.OutboxMessage
 	if err := json.Unmarshal(e.Ref, &items); err != nil {
 		return nil, fmt.Errorf("decoding: %w", err)
 	}
-	var ids []string
-	for _, it := range items {
-		if it.Message == nil && it.MessageID != "" {
-			ids = append(ids, it.MessageID)
+	return items, nil
+}
+
+// lookUp reads, once, the messages and subscribers that the message entries
+// of look's environment in batch need.
+func (s *Service) lookUp(ctx context.Context, look *messageLookup, batch []store.OutboxEntry) error {
+	if look.done {
+		return nil
+	}
+	var ids, subs []string
+	seen := map[string]bool{}
+	for _, e := range batch {
+		if e.EnvironmentID != look.env || e.Kind != store.OutboxMessages {
+			continue
+		}
+		items, err := outboxItems(e)
+		if err != nil {
+			continue // its own render says so
+		}
+		for _, it := range items {
+			switch {
+			case it.Message != nil && !seen["s"+it.Message.SubscriberID]:
+				seen["s"+it.Message.SubscriberID], subs = true, append(subs, it.Message.SubscriberID)
+			case it.Message == nil && it.MessageID != "" && !seen["m"+it.MessageID]:
+				seen["m"+it.MessageID], ids = true, append(ids, it.MessageID)
+			}
 		}
 	}
-	byID := map[string]*store.Message{}
+	look.msgs = map[string]*store.Message{}
 	if len(ids) > 0 {
 		msgs, err := s.o.Store.WebhookMessagesChanged(ctx, &store.WebhookMessagesChangedParams{
-			Scope: store.Scope{EnvironmentID: e.EnvironmentID}, IDs: ids})
+			Scope: store.Scope{EnvironmentID: look.env}, IDs: ids})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for i := range msgs {
-			byID[msgs[i].ID] = &msgs[i]
+			look.msgs[msgs[i].ID] = &msgs[i]
+			if !seen["s"+msgs[i].SubscriberID] {
+				seen["s"+msgs[i].SubscriberID], subs = true, append(subs, msgs[i].SubscriberID)
+			}
 		}
 	}
-	var subs []string
-	seen := map[string]bool{}
-	for i, it := range items {
-		if it.Message == nil {
-			items[i].Message = byID[it.MessageID]
-		}
-		if m := items[i].Message; m != nil && !seen[m.SubscriberID] {
-			seen[m.SubscriberID], subs = true, append(subs, m.SubscriberID)
-		}
-	}
-	var known map[string]store.Subscriber
+	look.subs = map[string]store.Subscriber{}
 	if len(subs) > 0 {
 		var err error
-		if known, err = s.o.Store.SubscribersByID(ctx, e.EnvironmentID, subs); err != nil {
-			return nil, err
+		if look.subs, err = s.o.Store.SubscribersByID(ctx, look.env, subs); err != nil {
+			return err
 		}
+	}
+	look.done = true
+	return nil
+}
+
+// renderMessages makes the message events of an entry: each message as the
+// change left it or, for a new in-app message, as it is now (one deleted
+// since has none).
+func renderMessages(e store.OutboxEntry, look *messageLookup) ([]Event, error) {
+	items, err := outboxItems(e)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]Event, 0, len(items))
 	for _, it := range items {
 		m := it.Message
 		if m == nil {
+			m = look.msgs[it.MessageID]
+		}
+		if m == nil {
 			continue
 		}
-		data := messageData{Object: wire.WebhookMessageOf(m, known[m.SubscriberID].SubscriberID)}
+		data := messageData{Object: wire.WebhookMessageOf(m, look.subs[m.SubscriberID].SubscriberID)}
 		if it.Type == MessageFailed {
 			data.Error = &errorData{Message: m.ErrorText}
 		}
