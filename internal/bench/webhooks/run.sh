@@ -11,6 +11,8 @@
 # usage: run.sh BINARY sqlite|postgres SECONDS
 #   ROUNDS: pairs of runs, alternated (default 1): on a shared machine the pairs show the noise
 #   LOAD_FLAGS: flags of `herald bench`, e.g. "--clients 16" (default: "--probes 0 --feed-duration 1s")
+#   DELAY: with postgres, put the database behind ../shared/tools/latproxy delaying every byte by DELAY
+#     each way (e.g. 1ms): the outbox's statements then cost round trips as in production
 set -euo pipefail
 bin=$1; store=$2; dur=${3:-20}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,6 +29,18 @@ trap 'kill $rpid $pid 2>/dev/null; wait $rpid $pid 2>/dev/null || true' EXIT
 for _ in $(seq 50); do [ -s "$dir/receiver.url" ] && break; sleep 0.1; done
 receiver=$(head -1 "$dir/receiver.url")
 
+dbport=5432
+if [ -n "${DELAY:-}" ]; then
+  [ "$store" = postgres ] || { echo "DELAY needs postgres"; exit 2; }
+  tools=${LATPROXY_DIR:-$here/../../../../shared/tools/latproxy}
+  go build -o "$dir/latproxy" "$tools/main.go"
+  dbport=$(free_port)
+  "$dir/latproxy" -listen 127.0.0.1:$dbport -upstream 127.0.0.1:5432 -delay "$DELAY" >"$dir/proxy.log" 2>&1 &
+  ppid=$!
+  trap 'kill $rpid $pid $ppid 2>/dev/null; wait $rpid $pid $ppid 2>/dev/null || true' EXIT
+  for _ in $(seq 50); do (echo >/dev/tcp/127.0.0.1/$dbport) 2>/dev/null && break; sleep 0.1; done
+fi
+
 received() { curl -sf "$receiver/stats" | python3 -c 'import json,sys; print(json.load(sys.stdin)["byType"].get("message.sent", 0))'; }
 # run NAME HOOK: one `herald bench` on a fresh store; HOOK=1 creates the endpoint first.
 run() {
@@ -35,7 +49,7 @@ run() {
   local serve_env=(HERALD_DATA_DIR="$dir/$name" HERALD_ALLOW_PRIVATE_NETWORKS=true)
   if [ "$store" = postgres ]; then
     psql -q -h 127.0.0.1 -U postgres -c "DROP DATABASE IF EXISTS herald_webhooks" -c "CREATE DATABASE herald_webhooks" >/dev/null
-    serve_env+=(HERALD_DATABASE_URL="postgres://postgres@127.0.0.1:5432/herald_webhooks?sslmode=disable")
+    serve_env+=(HERALD_DATABASE_URL="postgres://postgres@127.0.0.1:$dbport/herald_webhooks?sslmode=disable")
   fi
   env "${serve_env[@]}" "$bin" serve --addr 127.0.0.1:$port --log-level warn >"$dir/$name.serve.log" 2>&1 &
   pid=$!
