@@ -90,36 +90,35 @@ func TestSESSignature(t *testing.T) {
 
 	other, err := rsa.GenerateKey(rand.Reader, 2048)
 	require.NoError(t, err)
-	refused := map[string]func(m *deliveryevents.SNSMessage) *deliveryevents.Request{
-		"another key": func(m *deliveryevents.SNSMessage) *deliveryevents.Request {
+	// Changed after signing, posted now.
+	changed := map[string]func(m *deliveryevents.SNSMessage){
+		"another key": func(m *deliveryevents.SNSMessage) {
 			require.NoError(t, deliveryevents.SNSSign(m, other))
-			return snsPost(m, sns, now)
 		},
-		"another message": func(m *deliveryevents.SNSMessage) *deliveryevents.Request {
+		"another message": func(m *deliveryevents.SNSMessage) {
 			m.Message = sesDelivery("ses-2", "")
-			return snsPost(m, sns, now)
 		},
-		"a subject added": func(m *deliveryevents.SNSMessage) *deliveryevents.Request {
+		"a subject added": func(m *deliveryevents.SNSMessage) {
 			s := ""
 			m.Subject = &s
-			return snsPost(m, sns, now)
 		},
-		"the version changed": func(m *deliveryevents.SNSMessage) *deliveryevents.Request {
+		"the version changed": func(m *deliveryevents.SNSMessage) {
 			m.SignatureVersion = "1"
-			return snsPost(m, sns, now)
 		},
-		"version 3": func(m *deliveryevents.SNSMessage) *deliveryevents.Request {
+		"version 3": func(m *deliveryevents.SNSMessage) {
 			m.SignatureVersion = "3"
-			return snsPost(m, sns, now)
 		},
-		"no signature": func(m *deliveryevents.SNSMessage) *deliveryevents.Request {
+		"no signature": func(m *deliveryevents.SNSMessage) {
 			m.Signature = ""
-			return snsPost(m, sns, now)
 		},
-		"signature not base64": func(m *deliveryevents.SNSMessage) *deliveryevents.Request {
+		"signature not base64": func(m *deliveryevents.SNSMessage) {
 			m.Signature = "!!"
-			return snsPost(m, sns, now)
 		},
+		"another type": func(m *deliveryevents.SNSMessage) {
+			m.Type = "Other"
+		},
+	}
+	refused := map[string]func(m *deliveryevents.SNSMessage) *deliveryevents.Request{
 		"stale": func(m *deliveryevents.SNSMessage) *deliveryevents.Request {
 			return snsPost(m, sns, now.Add(time.Hour+time.Second))
 		},
@@ -131,13 +130,15 @@ func TestSESSignature(t *testing.T) {
 			req.Header.Set(deliveryevents.SNSMessageTypeHeader, deliveryevents.SNSSubscriptionConfirmation)
 			return req
 		},
-		"another type": func(m *deliveryevents.SNSMessage) *deliveryevents.Request {
-			m.Type = "Other"
-			return snsPost(m, sns, now)
-		},
 		"no fetcher": func(m *deliveryevents.SNSMessage) *deliveryevents.Request {
 			return snsPost(m, nil, now)
 		},
+	}
+	for name, change := range changed {
+		refused[name] = func(m *deliveryevents.SNSMessage) *deliveryevents.Request {
+			change(m)
+			return snsPost(m, sns, now)
+		}
 	}
 	for name, post := range refused {
 		m := snsfake.Notification(snsfake.TopicArn, "n-"+name, sesDelivery("ses-1", ""), now)

@@ -94,7 +94,7 @@ func snapshot(v any) json.RawMessage {
 func (s *Server) watchWorkflowCreated(r *http.Request, wf *store.Workflow) *http.Request {
 	return s.watchEvents(r, callerFrom(r.Context()).Scope, webhooks.WorkflowCreated,
 		func(context.Context, store.OutboxTx) ([]webhooks.Event, error) {
-			return []webhooks.Event{webhooks.WorkflowEvent(webhooks.WorkflowCreated, snapshot(workflowOut(*wf)), nil)}, nil
+			return []webhooks.Event{webhooks.WorkflowEvent(webhooks.WorkflowCreated, workflowOut(*wf), nil)}, nil
 		})
 }
 
@@ -125,7 +125,7 @@ func (s *Server) watchWorkflowUpdated(r *http.Request, wf *store.Workflow, previ
 	}
 	return s.watchEvents(r, callerFrom(r.Context()).Scope, webhooks.WorkflowUpdated,
 		func(context.Context, store.OutboxTx) ([]webhooks.Event, error) {
-			return []webhooks.Event{webhooks.WorkflowEvent(webhooks.WorkflowUpdated, snapshot(workflowOut(*wf)), previous)}, nil
+			return []webhooks.Event{webhooks.WorkflowEvent(webhooks.WorkflowUpdated, workflowOut(*wf), previous)}, nil
 		})
 }
 
@@ -147,9 +147,9 @@ func (s *Server) watchPublished(r *http.Request, source, target store.Scope) *ht
 			}
 			var prev any
 			if from, err := tx.WorkflowGet(ctx, source, key); err == nil {
-				prev = snapshot(workflowOut(from))
+				prev = workflowOut(from)
 			}
-			evs = append(evs, webhooks.WorkflowEvent(webhooks.WorkflowPublished, snapshot(workflowOut(to)), prev))
+			evs = append(evs, webhooks.WorkflowEvent(webhooks.WorkflowPublished, workflowOut(to), prev))
 		}
 		return evs, nil
 	})

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
-	"time"
 
 	"github.com/herald-notify/herald/internal/id"
 	"github.com/herald-notify/herald/internal/store"
@@ -60,28 +59,6 @@ func WorkflowEvent(typ string, object, previous any) Event {
 // subscriberID: object is {level, enabled, channels, workflow?}.
 func PreferenceEvent(subscriberID string, object any) Event {
 	return Event{Type: PreferenceUpdated, Data: map[string]any{"object": object, "subscriberId": subscriberID}}
-}
-
-// background is ctx without its cancellation, bounded: an event is written
-// even when the request that caused it has gone.
-func background(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-}
-
-// Emit stores the events of the scope's environment that an enabled
-// endpoint takes, with their first attempts, outside any outbox entry (a
-// change's events go through the outbox). It never fails its caller: a
-// failure is logged.
-func (s *Service) Emit(ctx context.Context, scope store.Scope, events ...Event) {
-	if s == nil || len(events) == 0 {
-		return
-	}
-	ctx, cancel := background(ctx)
-	defer cancel()
-	defer s.guard("emitting webhook events")
-	if err := s.emit(ctx, scope, nil, events); err != nil {
-		s.log.ErrorContext(ctx, "webhooks: storing events; events lost", "err", err, "count", len(events))
-	}
 }
 
 // emit stores the events an enabled endpoint takes, with their first

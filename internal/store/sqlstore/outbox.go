@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -19,10 +18,6 @@ import (
 // come from the inbox tracking, realtime.go) and, before it commits, writes
 // those an endpoint takes — one entry per environment — with the entries
 // its context asks for. After the commit it tells the webhooks service.
-
-// outboxTxs maps a transaction in flight to what it noted for the outbox,
-// while the outbox is set or its context has intents.
-var outboxTxs sync.Map // *sql.Tx → *txOutbox
 
 // txOutbox are one transaction's message events, by environment, and the
 // result its store call noted for its intents' Render.
@@ -47,17 +42,6 @@ func (db *DB) SetWebhookOutbox(wants store.OutboxFilter, written func([]store.Ou
 // outboxOn reports whether the store writes its own changes' entries.
 func (db *DB) outboxOn() bool { return db.outbox.wants.Load() != nil }
 
-// trackOutbox starts gathering tx's outbox notes when the outbox is set or
-// ctx has intents.
-func (db *DB) trackOutbox(ctx context.Context, tx *sql.Tx) *txOutbox {
-	if !db.outboxOn() && len(store.OutboxFrom(ctx)) == 0 {
-		return nil
-	}
-	ob := &txOutbox{}
-	outboxTxs.Store(tx, ob)
-	return ob
-}
-
 // outboxPending reports whether ctx has intents not yet written.
 func outboxPending(ctx context.Context) bool {
 	for _, in := range store.OutboxFrom(ctx) {
@@ -68,34 +52,22 @@ func outboxPending(ctx context.Context) bool {
 	return false
 }
 
-// tracked is q's outbox notes (nil: not tracked).
-func tracked(q querier) *txOutbox {
-	tx, ok := q.(*sql.Tx)
-	if !ok {
-		return nil
-	}
-	v, ok := outboxTxs.Load(tx)
-	if !ok {
-		return nil
-	}
-	return v.(*txOutbox)
-}
-
 // noteResult records what a store call's change wrote, for its intents'
 // Render (store.OutboxTx.Result).
 func noteResult(q querier, v any) {
-	if ob := tracked(q); ob != nil {
-		ob.result = v
+	if n := tracked(q); n != nil {
+		n.outbox.result = v
 	}
 }
 
 // noteOutbox records message events of environment env written on q, if q
 // is a tracked transaction.
 func noteOutbox(q querier, env string, evs ...store.OutboxMessage) {
-	ob := tracked(q)
-	if ob == nil || len(evs) == 0 {
+	n := tracked(q)
+	if n == nil || len(evs) == 0 {
 		return
 	}
+	ob := &n.outbox
 	if ob.byEnv == nil {
 		ob.byEnv = map[string][]store.OutboxMessage{}
 	}
@@ -203,15 +175,16 @@ func (db *DB) ownEntries(ctx context.Context, now time.Time, inbox *txInboxChang
 	return entries, nil
 }
 
-// flushOutbox writes, in tx, the entries of its own message events (ob,
-// inbox: nil when not tracked) and of its context's intents. It returns
+// flushOutbox writes, in tx, the entries of its own message events (its
+// notes n: nil when not tracked) and of its context's intents. It returns
 // the intents it wrote and the entries.
-func (db *DB) flushOutbox(ctx context.Context, tx *sql.Tx, ob *txOutbox, inbox *txInboxChanges) ([]*store.OutboxIntent, []store.OutboxEntry, error) {
-	if ob == nil {
+func (db *DB) flushOutbox(ctx context.Context, tx *sql.Tx, n *txNotes) ([]*store.OutboxIntent, []store.OutboxEntry, error) {
+	if n == nil {
 		return nil, nil, nil
 	}
+	ob := &n.outbox
 	now := time.Now()
-	entries, err := db.ownEntries(ctx, now, inbox, ob)
+	entries, err := db.ownEntries(ctx, now, &n.inbox, ob)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -3,12 +3,10 @@ package sqlstore
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -27,10 +25,6 @@ const inboxChannel = "herald_inbox"
 
 // maxInboxPayload bounds one NOTIFY's payload (PostgreSQL's limit is 8000 bytes).
 const maxInboxPayload = 7000
-
-// inboxTxs maps a transaction in flight to the changes it gathered, while
-// a hook is set.
-var inboxTxs sync.Map // *sql.Tx → *txInboxChanges
 
 // txInboxChanges are one transaction's inbox changes, by environment.
 type txInboxChanges struct {
@@ -57,35 +51,12 @@ func (db *DB) OnInboxChange(fn func(store.InboxChange)) {
 	db.realtime.fn.Store(&fn)
 }
 
-// trackInbox starts gathering tx's inbox changes when a hook or the webhook
-// outbox is set; the returned function, deferred, forgets them and tells
-// the hook if the transaction committed.
-func (db *DB) trackInbox(tx *sql.Tx) (ch *txInboxChanges, done func(committed *bool)) {
-	if db.realtime.fn.Load() == nil && !db.outboxOn() {
-		return nil, func(*bool) {}
-	}
-	ch = &txInboxChanges{}
-	inboxTxs.Store(tx, ch)
-	return ch, func(committed *bool) {
-		inboxTxs.Delete(tx)
-		if *committed && len(ch.byEnv) > 0 {
-			db.inboxCommitted(ch)
-		}
-	}
-}
-
 // noteInboxChanges records what counts p applied on q, if q is a tracked
 // transaction.
 func noteInboxChanges(q querier, p *pendingCounts) {
-	tx, ok := q.(*sql.Tx)
-	if !ok {
-		return
+	if n := tracked(q); n != nil {
+		n.inbox.note(p)
 	}
-	v, ok := inboxTxs.Load(tx)
-	if !ok {
-		return
-	}
-	v.(*txInboxChanges).note(p)
 }
 
 // note records the inbox changes of counts p.

@@ -273,18 +273,15 @@ func (db *DB) inTxAs(ctx context.Context, pipeline bool, fn func(tx *sql.Tx) err
 	if err != nil {
 		return fmt.Errorf("sqlstore: begin: %w", err)
 	}
-	committed := false
-	inbox, done := db.trackInbox(tx)
-	defer done(&committed)
-	ob := db.trackOutbox(ctx, tx)
-	if ob != nil {
-		defer outboxTxs.Delete(tx)
+	notes := db.track(ctx, tx)
+	if notes != nil {
+		defer untrack(tx)
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback() //nolint:errcheck
 		return err
 	}
-	flushed, entries, err := db.flushOutbox(ctx, tx, ob, inbox)
+	flushed, entries, err := db.flushOutbox(ctx, tx, notes)
 	if err != nil {
 		tx.Rollback() //nolint:errcheck
 		return err
@@ -292,7 +289,9 @@ func (db *DB) inTxAs(ctx context.Context, pipeline bool, fn func(tx *sql.Tx) err
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("sqlstore: commit: %w", err)
 	}
-	committed = true
+	if notes != nil && len(notes.inbox.byEnv) > 0 {
+		db.inboxCommitted(&notes.inbox)
+	}
 	db.outboxCommitted(flushed, entries)
 	return nil
 }
